@@ -1,0 +1,368 @@
+"""The PettingZoo plumbing shared by all three games, written once.
+
+:class:`SetGameEnv` is a bare ``AECEnv`` around a :class:`~setgames.game.Game`:
+it maps seats to agents, seeds, encodes observations and masks, keeps the
+reward bookkeeping PettingZoo expects, and renders. :class:`LeanWrapper` gives
+``env()`` what PettingZoo's standard wrappers give (errors for ``step`` before
+``reset`` or an out-of-range action, the illegal-action option) at a fraction
+of their per-step cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from setgames.game import Game, IllegalActionError, rng_from_seed
+
+__all__ = ["ILLEGAL_ACTION_MODES", "LeanWrapper", "SetGameEnv", "make_env"]
+
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+_MAX_SEED = 2**63 - 1
+
+
+class SetGameEnv(AECEnv):
+    """Bare AEC environment over a game's rules layer.
+
+    Subclasses set ``game_class`` and ``metadata``. Keyword arguments other
+    than ``render_mode`` are the game's config and are validated by it.
+
+    Attributes:
+        game: the :class:`Game` (rules under this config).
+        game_state: the current rules-layer state (None before ``reset``).
+        seed_used: the seed of the current game; with :attr:`actions` it
+            replays the game exactly.
+        actions: action ids played so far in this game.
+    """
+
+    game_class: ClassVar[type[Game]]
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "setgame"}
+
+    def __init__(self, render_mode: str | None = None, **config: Any):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
+            )
+        self.render_mode = render_mode
+        self.game = self.game_class(**config)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": self.game.obs_spec.box(),
+                "action_mask": spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.game.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._obs_size = self.game.obs_spec.size
+        self._n_actions = self.game.num_actions
+        self._seed_rng = np.random.default_rng()
+        self.game_state = None
+        self.seed_used: int | None = None
+        self.actions: list[int] = []
+        self._mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._no_mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._no_mask.flags.writeable = False
+        self._rewarded = False
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The same ``Dict`` space object for every call and agent."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The same ``Discrete`` space object for every call and agent."""
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- life cycle
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``seed`` makes it reproducible; without one a seed
+        is drawn from this env's own generator (never the global one)."""
+        if seed is None:
+            seed = int(self._seed_rng.integers(_MAX_SEED))
+        else:
+            seed = int(seed)
+            self._seed_rng = np.random.default_rng(seed)
+        self.seed_used = seed
+        self.game_state = self.game.new_state(rng_from_seed(seed))
+        self.actions = []
+        self._start_episode()
+
+    def set_game_state(self, state: Any) -> None:
+        """Continue from a rules-layer state (a clone, or one loaded from JSON)."""
+        self.game_state = state
+        self.seed_used = None
+        self.actions = []
+        self._start_episode()
+
+    def _start_episode(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {"action_mask": self._no_mask} for a in self.agents}
+        self._rewarded = False
+        self._refresh(None)
+
+    def _refresh(self, acted: str | None) -> None:
+        """Point ``agent_selection`` and the mask at whoever acts next."""
+        game, state = self.game, self.game_state
+        seat = game.current_seat(state)
+        if seat >= 0:
+            mask = np.zeros(self._n_actions, dtype=np.int8)
+            mask[game.legal_actions(state)] = 1
+            self._mask = mask
+            agent = self.possible_agents[seat]
+            if acted is not None and acted != agent:
+                self.infos[acted] = {"action_mask": self._no_mask}
+            self.infos[agent] = {"action_mask": mask}
+            self.agent_selection = agent
+            return
+        truncated = game.is_truncated(state)
+        outcome = game.outcome(state)
+        self._mask = self._no_mask
+        for a in self.agents:
+            if truncated:
+                self.truncations[a] = True
+            else:
+                self.terminations[a] = True
+            self.infos[a] = {"action_mask": self._no_mask, **outcome}
+        self.agent_selection = acted if acted is not None else self.agents[0]
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+        if not 0 <= a < self._n_actions or not self._mask[a]:
+            self.game.check_action(self.game_state, a)  # raises with the legal list
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.game.apply(self.game_state, a)
+        self.actions.append(a)
+        if rewards is not None:
+            self.rewards = {x: float(rewards[self._seat_of[x]]) for x in self.agents}
+            self._rewarded = True
+        elif self._rewarded:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewarded = False
+        self._refresh(agent)
+        if self._rewarded:
+            self._accumulate_rewards()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation and action mask (all zeros unless it is to act)."""
+        out = np.empty(self._obs_size, dtype=np.int8)
+        self.game.observe(self.game_state, self._seat_of[agent], out)
+        mask = self._mask if agent == self.agent_selection else self._no_mask.copy()
+        return {"observation": out, "action_mask": mask}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The legal-action mask of ``agent`` (default: the agent to act)."""
+        if agent is None or agent == self.agent_selection:
+            return self._mask
+        return self._no_mask.copy()
+
+    def record(self) -> dict[str, Any]:
+        """This game as a replayable record (see :mod:`setgames.records`)."""
+        if self.seed_used is None:
+            raise ValueError("a game continued from a set state has no seed to record")
+        return {
+            "game": self.game.name,
+            "version": self.game.version,
+            "config": self.game.config_dict(),
+            "seed": self.seed_used,
+            "actions": list(self.actions),
+        }
+
+    # ----------------------------------------------------------------- render
+    def render(self) -> str | None:
+        """``"ansi"``: return the full table as text; ``"human"``: print it."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        if self.game_state is None:
+            raise RuntimeError("render() before reset()")
+        text = self.game.render(self.game_state, None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release; present because ``render`` is."""
+
+
+class LeanWrapper(BaseWrapper):
+    """What PettingZoo's standard wrappers give, without their per-step cost.
+
+    - ``step``/``observe``/``last`` before ``reset`` raise ``RuntimeError``;
+    - an action outside the action space raises ``ValueError``;
+    - ``illegal_action="raise"`` (default) keeps the bare env's ``ValueError``;
+      ``"terminate"`` ends the game instead, the offender scoring
+      ``illegal_reward`` and every other agent 0, with ``info["illegal_action"]``.
+    """
+
+    def __init__(
+        self, env: SetGameEnv, illegal_action: str = "raise", illegal_reward: float = -1.0
+    ):
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"illegal_action {illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}"
+            )
+        super().__init__(env)
+        self._base = env
+        self._illegal_action = illegal_action
+        self._illegal_reward = float(illegal_reward)
+        self._has_reset = False
+        self._n = env.game.num_actions
+
+    # Forward the hot attributes directly instead of through __getattr__.
+    @property
+    def agent_selection(self) -> str:  # type: ignore[override]
+        return self._base.agent_selection
+
+    @property
+    def agents(self) -> list[str]:  # type: ignore[override]
+        return self._base.agents
+
+    @property
+    def terminations(self) -> dict[str, bool]:  # type: ignore[override]
+        return self._base.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:  # type: ignore[override]
+        return self._base.truncations
+
+    @property
+    def rewards(self) -> dict[str, float]:  # type: ignore[override]
+        return self._base.rewards
+
+    @property
+    def infos(self) -> dict[str, dict]:  # type: ignore[override]
+        return self._base.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]
+        return self._base._cumulative_rewards
+
+    @property
+    def possible_agents(self) -> list[str]:  # type: ignore[override]
+        return self._base.possible_agents
+
+    @property
+    def observation_spaces(self) -> dict:  # type: ignore[override]
+        return self._base.observation_spaces
+
+    @property
+    def action_spaces(self) -> dict:  # type: ignore[override]
+        return self._base.action_spaces
+
+    @property
+    def render_mode(self) -> str | None:  # type: ignore[override]
+        return self._base.render_mode
+
+    @property
+    def max_num_agents(self) -> int:  # type: ignore[override]
+        return len(self._base.possible_agents)
+
+    @property
+    def num_agents(self) -> int:  # type: ignore[override]
+        return len(self._base.agents)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Reset the bare env."""
+        self._has_reset = True
+        self._base.reset(seed=seed, options=options)
+
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"{what} called before reset()")
+
+    def step(self, action: Any) -> None:
+        """Check order and bounds, apply the illegal-action policy, then step."""
+        if not self._has_reset:
+            self._require_reset("step()")
+        base = self._base
+        agent = base.agent_selection
+        if action is None or base.terminations[agent] or base.truncations[agent]:
+            base.step(action)
+            return
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action {action!r} is not an integer action id") from None
+        if not 0 <= a < self._n:
+            raise ValueError(f"action {a} is outside the action space Discrete({self._n})")
+        if base._mask[a] or self._illegal_action == "raise":
+            base.step(a)
+            return
+        self._terminate_illegal(agent, a)
+
+    def _terminate_illegal(self, agent: str, action: int) -> None:
+        base = self._base
+        label = base.game.action_to_str(action)
+        base._cumulative_rewards[agent] = 0.0
+        base.rewards = {x: (self._illegal_reward if x == agent else 0.0) for x in base.agents}
+        base._rewarded = True
+        for x in base.agents:
+            base.terminations[x] = True
+            base.infos[x] = {
+                "action_mask": base._no_mask,
+                "illegal_action": True,
+                "offender": agent,
+                "reason": f"illegal action {action} ({label}) by {agent}",
+            }
+        base._mask = base._no_mask
+        base._accumulate_rewards()
+
+    def observe(self, agent: str) -> Any:
+        """Observation of ``agent`` (after ``reset``)."""
+        if not self._has_reset:
+            self._require_reset("observe()")
+        return self._base.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        """``(observation, cumulative reward, termination, truncation, info)`` of the agent to act."""
+        if not self._has_reset:
+            self._require_reset("last()")
+        base = self._base
+        agent = base.agent_selection
+        return (
+            base.observe(agent) if observe else None,
+            base._cumulative_rewards[agent],
+            base.terminations[agent],
+            base.truncations[agent],
+            base.infos[agent],
+        )
+
+    def render(self) -> Any:
+        """Render the bare env (after ``reset``)."""
+        self._require_reset("render()")
+        return self._base.render()
+
+    def __str__(self) -> str:
+        return str(self._base)
+
+
+def make_env(env_class: type[SetGameEnv], illegal_action: str = "raise",
+             illegal_reward: float = -1.0, **kwargs: Any) -> LeanWrapper:
+    """``env()`` for a game: the bare env behind :class:`LeanWrapper`."""
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action {illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}")
+    return LeanWrapper(env_class(**kwargs), illegal_action, illegal_reward)

@@ -1,0 +1,164 @@
+"""The contract every game's rules layer fulfils, so that one environment
+class, one arena, one set of bots and one record format serve all games.
+
+A :class:`Game` is the rules of one game bound to one validated config. It
+owns no state: states are plain objects created by :meth:`Game.new_state`
+and changed only by :meth:`Game.apply`. Seats are numbered 0..n-1; the
+environment layer maps them to agent names.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from setgames.actions import ActionLayout
+from setgames.spec import ObsSpec
+
+__all__ = ["Game", "IllegalActionError", "rng_from_seed"]
+
+S = TypeVar("S")
+
+
+class IllegalActionError(ValueError):
+    """An action id that is not legal in the current state (a ``ValueError``)."""
+
+
+def rng_from_seed(seed: int) -> np.random.Generator:
+    """The one way a seed becomes a generator, so that envs, arenas and
+    replays agree across processes and machines."""
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+class Game(abc.ABC, Generic[S]):
+    """Rules of one game under one config: pure functions over states.
+
+    Subclasses set ``name``, ``env_name`` and ``version`` and, in
+    ``__init__``, ``config`` (a frozen dataclass), ``num_players``,
+    ``layout`` (an :class:`ActionLayout`) and ``obs_spec`` (an :class:`ObsSpec`).
+    """
+
+    name: ClassVar[str]
+    env_name: ClassVar[str]
+    version: ClassVar[int] = 0
+
+    config: Any
+    num_players: int
+    layout: ActionLayout
+    obs_spec: ObsSpec
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the ``Discrete`` action space."""
+        return self.layout.n
+
+    def config_dict(self) -> dict[str, Any]:
+        """The config as plain JSON-able values (records store it)."""
+        return dataclasses.asdict(self.config)
+
+    # ------------------------------------------------------------- life cycle
+    @abc.abstractmethod
+    def new_state(self, rng: np.random.Generator) -> S:
+        """A freshly dealt game; all randomness of the game comes from ``rng``."""
+
+    @abc.abstractmethod
+    def current_seat(self, state: S) -> int:
+        """Seat that must act now, or -1 when the game is over."""
+
+    @abc.abstractmethod
+    def legal_actions(self, state: S) -> list[int]:
+        """Legal action ids in ascending order; empty exactly when the game is over."""
+
+    @abc.abstractmethod
+    def apply(self, state: S, action: int) -> tuple[float, ...] | None:
+        """Play a legal ``action`` for the current seat (not re-checked: use
+        :meth:`check_action` first where input is untrusted).
+
+        Returns the per-seat rewards earned by this step (at the end of a
+        game or of a round in match play), else None.
+        """
+
+    @abc.abstractmethod
+    def is_over(self, state: S) -> bool:
+        """True once the game has ended (terminated or truncated)."""
+
+    def is_truncated(self, state: S) -> bool:
+        """True when the game ended by a turn limit rather than by the rules."""
+        return False
+
+    @abc.abstractmethod
+    def returns(self, state: S) -> tuple[float, ...]:
+        """Per-seat sum of all rewards so far."""
+
+    @abc.abstractmethod
+    def observe(self, state: S, seat: int, out: np.ndarray) -> None:
+        """Write ``seat``'s observation into ``out`` (int8, ``obs_spec.size``), every entry."""
+
+    @abc.abstractmethod
+    def outcome(self, state: S) -> dict[str, Any]:
+        """JSON-able description of the result: winner, reason, scores, payments."""
+
+    # ------------------------------------------------------------- state tools
+    @abc.abstractmethod
+    def clone(self, state: S) -> S:
+        """An independent copy that compares equal to ``state``."""
+
+    @abc.abstractmethod
+    def to_json(self, state: S) -> dict[str, Any]:
+        """The state as JSON-able data; :meth:`from_json` inverts it exactly."""
+
+    @abc.abstractmethod
+    def from_json(self, data: dict[str, Any]) -> S:
+        """Rebuild a state written by :meth:`to_json`."""
+
+    @abc.abstractmethod
+    def determinize(self, state: S, seat: int, rng: np.random.Generator) -> S:
+        """A copy in which everything ``seat`` cannot see is re-dealt at random
+        from the cards ``seat`` has not seen; ``seat``'s observation is unchanged."""
+
+    @abc.abstractmethod
+    def render(self, state: S, seat: int | None = None) -> str:
+        """Text picture of the game: everything when ``seat`` is None, else
+        only what ``seat`` may see."""
+
+    # ------------------------------------------------------------- helpers
+    def events(self, state: S) -> list[Any]:
+        """The public game record of automatic and chosen events so far."""
+        return list(getattr(state, "events", ()))
+
+    def action_to_str(self, action: int) -> str:
+        """Unique readable label of ``action``."""
+        return self.layout.label(int(action))
+
+    def str_to_action(self, text: str) -> int:
+        """Action id of a label written by :meth:`action_to_str`."""
+        return self.layout.parse(text)
+
+    def legal_mask(self, state: S) -> np.ndarray:
+        """The legal actions as an int8 0/1 vector of length ``num_actions``."""
+        mask = np.zeros(self.layout.n, dtype=np.int8)
+        mask[self.legal_actions(state)] = 1
+        return mask
+
+    def observation(self, state: S, seat: int) -> np.ndarray:
+        """``seat``'s observation as a new int8 array."""
+        out = np.empty(self.obs_spec.size, dtype=np.int8)
+        self.observe(state, seat, out)
+        return out
+
+    def check_action(self, state: S, action: Any) -> int:
+        """``action`` as an int if it is legal now; else ``IllegalActionError``
+        naming it and the legal actions."""
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+        legal = self.legal_actions(state)
+        if a not in legal:
+            what = self.layout.labels[a] if 0 <= a < self.layout.n else "out of range"
+            names = ", ".join(f"{x} ({self.layout.labels[x]})" for x in legal) or "none"
+            raise IllegalActionError(f"illegal action {a} ({what}); legal: {names}")
+        return a

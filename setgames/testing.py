@@ -1,0 +1,163 @@
+"""Reusable checks for any :class:`~setgames.game.Game` and its env.
+
+The three games' test suites call these, so every game is held to the same
+invariants (OpenSpiel's ``random_sim_test`` checklist plus what PettingZoo's
+``api_test`` leaves out). Game-specific invariants come in through
+``per_step``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from setgames.game import Game, rng_from_seed
+
+__all__ = [
+    "check_env_mask_matches_rules",
+    "check_random_play",
+    "game_fingerprint",
+    "global_rng_untouched",
+    "play_random_game",
+]
+
+
+def play_random_game(game: Game, seed: int, policy_seed: int | None = None,
+                     max_steps: int = 100_000) -> tuple[Any, list[int]]:
+    """Play one game with uniformly random legal actions; return (final state, actions)."""
+    state = game.new_state(rng_from_seed(seed))
+    rng = np.random.default_rng(seed if policy_seed is None else policy_seed)
+    actions: list[int] = []
+    while not game.is_over(state):
+        legal = game.legal_actions(state)
+        a = legal[int(rng.integers(len(legal)))]
+        game.apply(state, a)
+        actions.append(a)
+        if len(actions) > max_steps:
+            raise AssertionError(f"seed {seed}: no end after {max_steps} steps")
+    return state, actions
+
+
+def game_fingerprint(game: Game, seed: int) -> str:
+    """Hash of a random game's actions and final state: equal across processes
+    exactly when the game is reproducible."""
+    state, actions = play_random_game(game, seed)
+    blob = json.dumps([actions, game.to_json(state)], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def check_random_play(
+    game: Game,
+    seeds: range | list[int],
+    per_step: Callable[[Game, Any], None] | None = None,
+    check_every: int = 1,
+    zero_sum: bool = True,
+) -> int:
+    """Random play with the generic invariants checked after every step.
+
+    After every ``check_every``-th step: the legal list is sorted, unique,
+    within range and non-empty while the game runs (empty once it is over);
+    the mask equals the legal list; clone and JSON round-trips compare equal;
+    ``determinize`` for the acting seat keeps that seat's observation and
+    legal actions and changes nothing in the original; observations stay
+    within the spec's bounds; ``per_step(game, state)`` holds. At the end:
+    returns are finite and (``zero_sum``) sum to zero. Returns the number of
+    steps played.
+    """
+    low, high = game.obs_spec.low, game.obs_spec.high
+    steps = 0
+    for seed in seeds:
+        state = game.new_state(rng_from_seed(seed))
+        rng = np.random.default_rng(10_000 + seed)
+        det_rng = np.random.default_rng(20_000 + seed)
+        while True:
+            legal = game.legal_actions(state)
+            over = game.is_over(state)
+            assert over == (not legal), f"seed {seed}: over={over} but legal={legal}"
+            assert (game.current_seat(state) == -1) == over
+            if steps % check_every == 0 or over:
+                _check_state(game, state, legal, low, high, det_rng, seed)
+                if per_step is not None:
+                    per_step(game, state)
+            if over:
+                break
+            game.apply(state, legal[int(rng.integers(len(legal)))])
+            steps += 1
+        ret = np.asarray(game.returns(state), dtype=float)
+        assert np.all(np.isfinite(ret)), ret
+        if zero_sum:
+            assert abs(ret.sum()) < 1e-9, f"seed {seed}: returns {ret} do not sum to zero"
+    return steps
+
+
+def _check_state(game: Game, state: Any, legal: list[int], low: np.ndarray,
+                 high: np.ndarray, det_rng: np.random.Generator, seed: int) -> None:
+    assert legal == sorted(set(legal)), f"seed {seed}: legal list not sorted/unique {legal}"
+    assert all(0 <= a < game.num_actions for a in legal)
+    mask = game.legal_mask(state)
+    assert mask.dtype == np.int8 and np.flatnonzero(mask).tolist() == legal
+    twin = game.clone(state)
+    assert twin == state and twin is not state
+    data = json.loads(json.dumps(game.to_json(state)))
+    assert game.from_json(data) == state, f"seed {seed}: JSON round-trip differs"
+    for seat in range(game.num_players):
+        obs = game.observation(state, seat)
+        assert np.all(obs >= low) and np.all(obs <= high), f"seed {seed}: obs out of bounds"
+    seat = game.current_seat(state)
+    if seat >= 0:
+        before = game.to_json(state)
+        det = game.determinize(state, seat, det_rng)
+        assert game.to_json(state) == before, "determinize changed the original state"
+        assert np.array_equal(game.observation(det, seat), game.observation(state, seat)), (
+            f"seed {seed}: determinize changed seat {seat}'s observation"
+        )
+        assert game.legal_actions(det) == legal, f"seed {seed}: determinize changed legal actions"
+
+
+def check_env_mask_matches_rules(env: Any, seed: int, max_steps: int = 5000) -> None:
+    """Random play through an AEC env: at every step the acting agent's mask
+    (in the observation and in ``infos``) equals the rules' legal set and is
+    not empty; other agents' masks are all zero."""
+    env.reset(seed=seed)
+    base = env.unwrapped
+    rng = np.random.default_rng(seed)
+    for _ in range(max_steps):
+        agent = env.agent_selection
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            if not env.agents:
+                return
+            continue
+        legal = base.game.legal_actions(base.game_state)
+        assert np.flatnonzero(obs["action_mask"]).tolist() == legal and legal
+        assert np.array_equal(info["action_mask"], obs["action_mask"])
+        for other in env.agents:
+            if other != agent:
+                assert not env.observe(other)["action_mask"].any()
+        env.step(legal[int(rng.integers(len(legal)))])
+    raise AssertionError(f"no end after {max_steps} steps")
+
+
+class global_rng_untouched:
+    """Context manager that fails if the body touches ``random`` or ``np.random``'s global state."""
+
+    def __enter__(self) -> global_rng_untouched:
+        self._py = random.getstate()
+        self._np = np.random.get_state()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is not None:
+            return
+        assert random.getstate() == self._py, "the global `random` state was used"
+        after = np.random.get_state()
+        assert all(
+            np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+            for x, y in zip(self._np, after, strict=True)
+        ), "the global numpy random state was used"
