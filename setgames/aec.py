@@ -165,8 +165,7 @@ class SetGameEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation and action mask (all zeros unless it is to act)."""
-        out = np.empty(self._obs_size, dtype=np.int8)
-        self.game.observe(self.game_state, self._seat_of[agent], out)
+        out = self.game.observe(self.game_state, self._seat_of[agent])
         mask = self._mask if agent == self.agent_selection else self._no_mask.copy()
         return {"observation": out, "action_mask": mask}
 

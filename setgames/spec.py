@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["Feature", "ObsSpec", "README_BEGIN", "README_END"]
+__all__ = ["README_BEGIN", "README_END", "Feature", "ObsSpec"]
 
 README_BEGIN = "<!-- observation-table:begin -->"
 README_END = "<!-- observation-table:end -->"

@@ -106,14 +106,14 @@ def _check_state(game: Game, state: Any, legal: list[int], low: np.ndarray,
     data = json.loads(json.dumps(game.to_json(state)))
     assert game.from_json(data) == state, f"seed {seed}: JSON round-trip differs"
     for seat in range(game.num_players):
-        obs = game.observation(state, seat)
+        obs = game.observe(state, seat)
         assert np.all(obs >= low) and np.all(obs <= high), f"seed {seed}: obs out of bounds"
     seat = game.current_seat(state)
     if seat >= 0:
         before = game.to_json(state)
         det = game.determinize(state, seat, det_rng)
         assert game.to_json(state) == before, "determinize changed the original state"
-        assert np.array_equal(game.observation(det, seat), game.observation(state, seat)), (
+        assert np.array_equal(game.observe(det, seat), game.observe(state, seat)), (
             f"seed {seed}: determinize changed seat {seat}'s observation"
         )
         assert game.legal_actions(det) == legal, f"seed {seed}: determinize changed legal actions"
@@ -149,14 +149,14 @@ class global_rng_untouched:
 
     def __enter__(self) -> global_rng_untouched:
         self._py = random.getstate()
-        self._np = np.random.get_state()
+        self._np = np.random.get_state()  # noqa: NPY002 - reading it is the point
         return self
 
     def __exit__(self, *exc: object) -> None:
         if exc[0] is not None:
             return
         assert random.getstate() == self._py, "the global `random` state was used"
-        after = np.random.get_state()
+        after = np.random.get_state()  # noqa: NPY002
         assert all(
             np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
             for x, y in zip(self._np, after, strict=True)

@@ -74,9 +74,8 @@ class ToyGame(Game[ToyState]):
             return (0.0, 0.0)
         return tuple(1.0 if s == state.winner else -1.0 for s in range(2))
 
-    def observe(self, state, seat, out):
-        out[0] = state.pile
-        out[1] = state.hidden[seat]
+    def observe(self, state, seat):
+        return np.array([state.pile, state.hidden[seat]], dtype=np.int8)
 
     def outcome(self, state):
         return {"winner": state.winner, "reason": "last token"}
@@ -107,10 +106,7 @@ def make_toy_env_class():
 
     class ToyEnv(SetGameEnv):
         game_class = ToyGame
-        metadata = {"render_modes": ["ansi", "human"], "name": "toy_v0",
-                    "is_parallelizable": False}
+        metadata = {"render_modes": ["ansi", "human"], "name": "toy_v0"}  # noqa: RUF012
 
     return ToyEnv
 
-
-_ = np
