@@ -1,0 +1,22 @@
+"""Play against the bots in a terminal: ``setgames play GAME``.
+
+Example::
+
+    setgames play tusac --players 3 --opponents greedy --seed 7
+    setgames play tethsi --load mygame.json
+    printf 'quick\nhint\nundo\nsave g.json\n' | setgames play bharg --seed 1   # scripted
+
+At the prompt: a move by its number or its label, ``hint``, ``quick``,
+``undo [N]``, ``redo [N]``, ``save FILE``, ``load FILE``, ``watch``,
+``trash`` (Tu Sac), ``board``, ``help``, ``quit`` (or end of input).
+
+:mod:`setgames.play.session` is the game model (undo/redo, hint, quick,
+watch, save/load), :mod:`setgames.play.screen` draws what the player may see,
+:mod:`setgames.play.repl` is the prompt loop, :mod:`setgames.play.tusac_tools`
+the Tu Sac "Find Trash" and non-worst-discard warning. The command line wires
+:func:`add_arguments` and :func:`run` in as the ``play`` subcommand.
+"""
+
+from setgames.play.repl import add_arguments, run
+
+__all__ = ["add_arguments", "run"]
