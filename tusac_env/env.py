@@ -1,0 +1,42 @@
+"""Tu Sac as a PettingZoo AEC environment (``tusac_v0``).
+
+``env(**config)`` is the wrapped environment (``illegal_action="raise"`` or
+``"terminate"``), ``raw_env`` the bare one. Config: ``num_players`` (2-4),
+``penalty_rule``, ``first_player``, ``reward_scale``; ``render_mode`` ``"ansi"``
+or ``"human"``. Claims are automatic: ``agent_selection`` always names the
+player whose decision is pending. See ``tusac_env/README.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from setgames.aec import LeanWrapper, SetGameEnv, make_env
+from tusac_env.rules import TuSacGame
+
+__all__ = ["env", "raw_env"]
+
+
+class raw_env(SetGameEnv):
+    """The bare Tu Sac AEC environment."""
+
+    game_class = TuSacGame
+    metadata = {  # noqa: RUF012
+        "render_modes": ["ansi", "human"],
+        "name": "tusac_v0",
+        "is_parallelizable": False,
+    }
+
+    def _start_episode(self) -> None:
+        super()._start_episode()
+        # The first player can win on the dealt hand: pay out at once.
+        if self.game.is_over(self.game_state):
+            rewards = self.game.returns(self.game_state)
+            self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.agents)}
+            self._rewarded = True
+            self._accumulate_rewards()
+
+
+def env(**kwargs: Any) -> LeanWrapper:
+    """The wrapped Tu Sac environment (see :func:`setgames.aec.make_env`)."""
+    return make_env(raw_env, **kwargs)

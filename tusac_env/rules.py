@@ -1,0 +1,277 @@
+"""Tu Sac rules as a :class:`~setgames.game.Game` (``RULINGS.md`` section 4).
+
+Summary: 2-4 players, 112 cards (4 colors x 7 pieces x 4 copies); 20 cards
+each, 21 to the first player, who discards first (or wins at once with no
+trash). Quans are revealed at the deal, Khap counts announced. A discard must
+lower the discarder's trash by one. The next player melds the active card
+(with up to 3 private cards, never raising trash, never breaking a Khap) or
+hits the draw pile and then melds or passes. Claims run on every discarded or
+hit card: win, then Khap -> Khui, then pair priority; they are automatic.
+Whoever melds and has no trash left wins; hitting with 7 cards left draws the
+game. Payments: ``(3 + value) + 10`` per loser, doubled-plus-ten with a Quan
+or Khui, side payments for Quans, Khuis and Khaps, and the penalty rule.
+
+The modules: :mod:`tusac_env.state` (state, config), :mod:`tusac_env.melds`
+(meld tables, block bookkeeping), :mod:`tusac_env.claims`,
+:mod:`tusac_env.flow` (deal, legal actions, actions), :mod:`tusac_env.scoring`,
+:mod:`tusac_env.observation`, :mod:`tusac_env.render`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from setgames.cards import NUM_TUSAC_TYPES, TUSAC_NAMES
+from setgames.game import Game
+from tusac_env import flow
+from tusac_env.layout import LAYOUT
+from tusac_env.melds import rebuild_caches, unseen_counts
+from tusac_env.observation import Observer, make_obs_spec
+from tusac_env.render import render_state
+from tusac_env.state import Exposure, Phase, TuSacConfig, TuSacState
+
+__all__ = ["TuSacGame"]
+
+_HOW_NAMES = {Exposure.NONE: None, Exposure.DISCARD: "discard", Exposure.HIT: "hit"}
+_DETERMINIZE_TRIES = 50  # random re-deals tried before keeping the true hidden cards
+
+
+class TuSacGame(Game[TuSacState]):
+    """Tu Sac under one config.
+
+    Args:
+        num_players: 2, 3 or 4 (default 4).
+        penalty_rule: apply the penalty rule (default True).
+        first_player: seat dealt 21 cards, or ``"random"`` (drawn from the seed).
+        reward_scale: positive factor on the net payments (default 1.0).
+
+    >>> game = TuSacGame(num_players=2)
+    >>> from setgames.game import rng_from_seed
+    >>> state = game.new_state(rng_from_seed(0))
+    >>> sum(map(sum, state.private)) + sum(len(t) for b in state.public for _, t in b) + len(state.draw)
+    112
+    """
+
+    name = "tusac"
+    env_name = "tusac_v0"
+    version = 0
+
+    def __init__(self, num_players: int = 4, penalty_rule: bool = True,
+                 first_player: int | str = 0, reward_scale: float = 1.0):
+        self.config = TuSacConfig(num_players, penalty_rule, first_player, reward_scale)
+        self.num_players = num_players
+        self.layout = LAYOUT
+        self.obs_spec = make_obs_spec(num_players)
+        self._observer = Observer(self.obs_spec, num_players)
+
+    # ------------------------------------------------------------- life cycle
+    def new_state(self, rng: np.random.Generator) -> TuSacState:
+        """Shuffle and deal (see :func:`tusac_env.flow.deal`)."""
+        return flow.deal(self.config, rng)
+
+    def position(self, private: list[list[int]], draw: list[int], first: int = 0,
+                 dead: list[int] | None = None) -> TuSacState:
+        """A hand-built starting position: ``private`` counts per seat as dealt
+        (fours become Quans), ``draw`` the draw pile (top card last).
+
+        Raises:
+            ValueError: when the cards are not part of one 112-card deck.
+        """
+        n = self.num_players
+        if len(private) != n or any(len(p) != NUM_TUSAC_TYPES for p in private):
+            raise ValueError(f"private must be {n} lists of {NUM_TUSAC_TYPES} counts")
+        dead = list(dead) if dead is not None else [0] * NUM_TUSAC_TYPES
+        total = [sum(p[t] for p in private) + dead[t] + draw.count(t) for t in range(NUM_TUSAC_TYPES)]
+        if any(x > 4 for x in total):
+            raise ValueError(f"more than 4 copies of a type in the position: {total}")
+        state = TuSacState(num_players=n, first=first, private=[list(p) for p in private],
+                           public=[[] for _ in range(n)], dead=dead, draw=list(draw))
+        return flow.start(state, self.config)
+
+    def current_seat(self, state: TuSacState) -> int:
+        """Seat to act, -1 once the game is over."""
+        return state.current
+
+    def legal_actions(self, state: TuSacState) -> list[int]:
+        """Legal action ids in ascending order (empty once over)."""
+        return flow.legal_actions(state)
+
+    def apply(self, state: TuSacState, action: int) -> tuple[float, ...] | None:
+        """Play ``action``; the per-seat rewards when this ends the game, else None."""
+        flow.apply_action(state, self.config, action)
+        if state.phase == Phase.OVER:
+            return tuple(state.returns)
+        return None
+
+    def is_over(self, state: TuSacState) -> bool:
+        """True once won or drawn."""
+        return state.phase == Phase.OVER
+
+    def returns(self, state: TuSacState) -> tuple[float, ...]:
+        """Per-seat net payments times the reward scale (zeros until the end)."""
+        if state.phase != Phase.OVER:
+            return (0.0,) * state.num_players
+        return tuple(state.returns)
+
+    def observe(self, state: TuSacState, seat: int) -> np.ndarray:
+        """``seat``'s int8 observation (see ``tusac_env/README.md``)."""
+        worst = None
+        if state.phase == Phase.DISCARD and state.current == seat:
+            worst = flow.worst_cards(state)
+        return self._observer.observe(state, seat, worst)
+
+    def worst_cards(self, state: TuSacState) -> list[int]:
+        """The current seat's worst discards (the "Find Trash" hint); [] unless discarding."""
+        if state.phase != Phase.DISCARD:
+            return []
+        return list(flow.worst_cards(state))
+
+    def outcome(self, state: TuSacState) -> dict[str, Any]:
+        """Winner, reason, hand value, winning card, every payment and the net result."""
+        n = state.num_players
+        net = [0] * n
+        for payer, payee, amt, _ in state.payments:
+            net[payer] -= amt
+            net[payee] += amt
+        return {
+            "winner": state.winner if state.winner >= 0 else None,
+            "reason": state.result or "running",
+            "value": state.value,
+            "amount": state.amount,
+            "winning_card": TUSAC_NAMES[state.win_card] if state.win_card >= 0 else None,
+            "winning_card_how": _HOW_NAMES[Exposure(state.win_how)],
+            "winning_card_from": state.win_from if state.win_from >= 0 else None,
+            "penalized": state.penalized if state.penalized >= 0 else None,
+            "payments": [
+                {"payer": p, "payee": q, "amount": a, "reason": r} for p, q, a, r in state.payments
+            ],
+            "net_payments": net,
+            "scores": list(self.returns(state)),
+        }
+
+    # ------------------------------------------------------------- state tools
+    def clone(self, state: TuSacState) -> TuSacState:
+        """Independent copy (caches included)."""
+        s = state
+        twin = TuSacState(
+            num_players=s.num_players, first=s.first, private=[p[:] for p in s.private],
+            public=[[[k, t[:]] for k, t in b] for b in s.public], dead=s.dead[:], draw=s.draw[:],
+            active=s.active, active_from=s.active_from, active_how=s.active_how,
+            active_passed=s.active_passed, discard_worst=s.discard_worst, current=s.current,
+            phase=s.phase, winner=s.winner, result=s.result, win_card=s.win_card,
+            win_how=s.win_how, win_from=s.win_from, value=s.value, amount=s.amount,
+            penalized=s.penalized, payments=[p[:] for p in s.payments], returns=s.returns[:],
+            last_claim=s.last_claim[:], events=s.events[:],
+        )
+        twin._trash = s._trash[:]
+        twin._khaps = s._khaps[:]
+        twin._pub_counts = [p[:] for p in s._pub_counts]
+        twin._kind_counts = [p[:] for p in s._kind_counts]
+        twin._exposed = s._exposed[:]
+        twin._legal = None if s._legal is None else s._legal[:]
+        twin._meld_trash = dict(s._meld_trash)
+        twin._worst = None if s._worst is None else s._worst[:]
+        twin._head = dict(s._head)
+        return twin
+
+    _FIELDS = ("num_players", "first", "private", "public", "dead", "draw", "active",
+               "active_from", "active_how", "active_passed", "discard_worst", "current",
+               "phase", "winner", "result", "win_card", "win_how", "win_from", "value",
+               "amount", "penalized", "payments", "returns", "last_claim")
+
+    def to_json(self, state: TuSacState) -> dict[str, Any]:
+        """Plain JSON-able data; :meth:`from_json` rebuilds an equal state."""
+        data = {k: getattr(self.clone(state), k) for k in self._FIELDS}
+        data["phase"] = int(state.phase)
+        data["active_how"] = int(state.active_how)
+        data["win_how"] = int(state.win_how)
+        data["events"] = [list(e) for e in state.events]
+        return data
+
+    def from_json(self, data: dict[str, Any]) -> TuSacState:
+        """Rebuild a state written by :meth:`to_json`.
+
+        Raises:
+            ValueError: when a field is missing.
+        """
+        missing = [k for k in (*self._FIELDS, "events") if k not in data]
+        if missing:
+            raise ValueError(f"Tu Sac state data lacks {missing}")
+        kw = {k: data[k] for k in self._FIELDS}
+        kw["private"] = [list(p) for p in kw["private"]]
+        kw["public"] = [[[k, list(t)] for k, t in b] for b in kw["public"]]
+        kw["payments"] = [list(p) for p in kw["payments"]]
+        kw["events"] = [tuple(e) for e in data["events"]]
+        state = TuSacState(**kw)
+        rebuild_caches(state)
+        return state
+
+    def determinize(self, state: TuSacState, seat: int, rng: np.random.Generator) -> TuSacState:
+        """Re-deal the other private blocks and the draw pile from ``seat``'s unseen cards.
+
+        Kept: every public block, the dead pile, the active card, private block
+        sizes and Khap counts (a player with k Khaps gets k triples of unseen
+        types and no other type three times). If no such deal is found in
+        :data:`_DETERMINIZE_TRIES` tries the true hidden cards are kept.
+        """
+        if not 0 <= seat < state.num_players:
+            raise ValueError(f"seat {seat!r} is not 0..{state.num_players - 1}")
+        twin = self.clone(state)
+        n = state.num_players
+        others = [s for s in range(n) if s != seat]
+        pool = unseen_counts(state, seat)
+        sizes = [sum(state.private[s]) for s in others]
+        nkhaps = [len(state._khaps[s]) for s in others]
+        for _ in range(_DETERMINIZE_TRIES):
+            deal = _try_deal(pool, sizes, nkhaps, rng)
+            if deal is not None:
+                hands, draw = deal
+                for s, hand in zip(others, hands, strict=True):
+                    twin.private[s] = hand
+                twin.draw = draw
+                break
+        rebuild_caches(twin)
+        if seat == state.current and state._worst is not None:
+            twin._worst = state._worst[:]
+        return twin
+
+    def render(self, state: TuSacState, seat: int | None = None) -> str:
+        """Text picture; all private blocks when ``seat`` is None, else only ``seat``'s."""
+        return render_state(state, seat)
+
+
+def _try_deal(pool: list[int], sizes: list[int], nkhaps: list[int],
+              rng: np.random.Generator) -> tuple[list[list[int]], list[int]] | None:
+    avail = pool[:]
+    hands = [[0] * NUM_TUSAC_TYPES for _ in sizes]
+    for hand, k in zip(hands, nkhaps, strict=True):
+        if k:
+            cands = [t for t in range(NUM_TUSAC_TYPES) if avail[t] >= 3]
+            if len(cands) < k:
+                return None
+            for i in rng.choice(len(cands), size=k, replace=False).tolist():
+                t = cands[i]
+                hand[t] = 3
+                avail[t] -= 3
+    cards = [t for t in range(NUM_TUSAC_TYPES) for _ in range(avail[t])]
+    rest = [cards[i] for i in rng.permutation(len(cards)).tolist()]
+    for hand, size, k in zip(hands, sizes, nkhaps, strict=True):
+        need = size - 3 * k
+        left: list[int] = []
+        for i, t in enumerate(rest):
+            if need == 0:
+                left.extend(rest[i:])
+                break
+            if hand[t] < 2:  # a third copy would be a Khap that was never announced
+                hand[t] += 1
+                need -= 1
+            else:
+                left.append(t)
+        if need:
+            return None
+        rest = left
+    return hands, rest
+
+

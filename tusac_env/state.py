@@ -1,0 +1,176 @@
+"""Tu Sac game state, config and the constants every rules module shares.
+
+Rules summary (``RULINGS.md`` section 4): 112 cards, 28 types (``color * 7 +
+piece``), 4 copies each. A hand is a public block (valid sets everyone sees)
+and a private block. Quans (four of a type dealt to one player) go public at
+the deal; Khaps (three of a type in a private block) are never broken, never
+trash, and their number per player is public. Since private blocks only ever
+lose cards after the deal, a player's Khap types are exactly the types they
+hold three times.
+
+The state is a plain mutable dataclass: rules functions in :mod:`tusac_env.flow`
+change it in place. Fields whose names start with an underscore are caches
+(derived from the others, excluded from equality and JSON, rebuilt on load).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from setgames.cards import NUM_TUSAC_TYPES, TUSAC_COLORS, TUSAC_PIECES
+
+__all__ = [
+    "DRAW_LIMIT",
+    "FIRST_DEAL",
+    "HAND_SIZE",
+    "KIND_VALUES",
+    "PUBLIC_KINDS",
+    "SHORT_NAMES",
+    "Exposure",
+    "Phase",
+    "TuSacConfig",
+    "TuSacState",
+]
+
+HAND_SIZE = 20  # cards dealt to every player but the first
+FIRST_DEAL = 21  # cards dealt to the first player
+DRAW_LIMIT = 7  # a hit with this many cards (or fewer) left in the draw pile ends the game drawn
+
+# Set kinds a public block can hold, in observation order.
+PUBLIC_KINDS = ("quan", "khui", "king", "pair", "triple", "kgm", "rcn", "pawns3", "pawns4")
+# Set values for the winner's hand (RULINGS 4 "Scoring"); "khap" is a triple left in a private
+# block, "quad" only arises inside a private arrangement handed back by the kernel.
+KIND_VALUES = {
+    "quan": 8, "khui": 6, "khap": 3, "pawns4": 2, "pair": 0,
+    "king": 1, "triple": 1, "quad": 1, "kgm": 1, "rcn": 1, "pawns3": 1,
+}
+
+_COLOR_LETTER = "rygw"
+_PIECE_LETTER = "KGMRCNP"
+SHORT_NAMES: tuple[str, ...] = tuple(
+    _COLOR_LETTER[t // 7] + _PIECE_LETTER[t % 7] for t in range(NUM_TUSAC_TYPES)
+)  # e.g. "rK" red king, "wP" white pawn
+assert len(TUSAC_COLORS) == 4 and len(TUSAC_PIECES) == 7
+
+
+class Phase(IntEnum):
+    """The decision pending for the current player."""
+
+    DISCARD = 0  # after a meld or a claim (or at the start): discard one trash card
+    RESPOND = 1  # an active card someone else exposed: meld it or hit
+    AFTER_HIT = 2  # the card this player hit: meld it or pass
+    OVER = 3
+
+
+class Exposure(IntEnum):
+    """How the active card became active."""
+
+    NONE = 0
+    DISCARD = 1
+    HIT = 2
+
+
+@dataclass(frozen=True)
+class TuSacConfig:
+    """Validated Tu Sac options (see ``tusac_env/README.md``).
+
+    Attributes:
+        num_players: 2, 3 or 4.
+        penalty_rule: the discarder of a non-worst winning card pays for every loser.
+        first_player: seat that is dealt 21 cards and discards first, or ``"random"``
+            (drawn from the game's seed).
+        reward_scale: positive factor applied to the net payments.
+    """
+
+    num_players: int = 4
+    penalty_rule: bool = True
+    first_player: int | str = 0
+    reward_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.num_players, bool) or self.num_players not in (2, 3, 4):
+            raise ValueError(f"num_players {self.num_players!r} must be 2, 3 or 4")
+        if not isinstance(self.penalty_rule, bool):
+            raise ValueError(f"penalty_rule {self.penalty_rule!r} must be True or False")
+        fp = self.first_player
+        if fp != "random" and (isinstance(fp, bool) or not isinstance(fp, int)
+                               or not 0 <= fp < self.num_players):
+            raise ValueError(
+                f"first_player {fp!r} must be 'random' or a seat 0..{self.num_players - 1}"
+            )
+        rs = self.reward_scale
+        if isinstance(rs, bool) or not isinstance(rs, (int, float)) or not rs > 0 or rs != rs \
+                or rs == float("inf"):
+            raise ValueError(f"reward_scale {rs!r} must be a positive finite number")
+
+
+@dataclass(eq=True)
+class TuSacState:
+    """Everything about one Tu Sac game.
+
+    Attributes:
+        num_players: seats 0..n-1.
+        first: the first player (dealt 21 cards).
+        private: per seat, 28 counts of the private block (Khap cards included).
+        public: per seat, the public block as ``[kind, [ttypes...]]`` sets in meld order.
+        dead: 28 counts of the dead pile (cards hit over, face up).
+        draw: the draw pile, top card last.
+        active: type of the active card, -1 when none.
+        active_from: seat that exposed the active card (-1 when none).
+        active_how: an :class:`Exposure` value.
+        active_passed: the active card was passed on (no claims are re-checked on it).
+        discard_worst: whether the discard now active was one of the discarder's worst
+            cards when discarded (the penalty rule's test; private to the discarder).
+        current: seat to act (-1 once over).
+        phase: a :class:`Phase` value.
+        winner: winning seat, -1 when none (yet, or drawn).
+        result: ``""`` while running, ``"win"``, ``"first_hand_win"`` or ``"draw"``.
+        win_card: the winning card (-1 for a win on the first player's dealt hand).
+        win_how: how the winning card was exposed (an :class:`Exposure` value).
+        win_from: seat that exposed the winning card (-1 when none).
+        value: the winner's hand value.
+        amount: what each loser owes the winner (before the penalty rule).
+        penalized: seat that paid the penalty, -1 when none.
+        payments: ``[payer, payee, amount, reason]`` entries.
+        returns: per-seat net payment times the reward scale.
+        last_claim: ``[kind, seat]`` of the most recent claim (``["", -1]`` before any).
+        events: the public game record (JSON-able tuples).
+    """
+
+    num_players: int
+    first: int
+    private: list[list[int]]
+    public: list[list[list[Any]]]
+    dead: list[int]
+    draw: list[int]
+    active: int = -1
+    active_from: int = -1
+    active_how: int = 0
+    active_passed: bool = False
+    discard_worst: bool = True
+    current: int = 0
+    phase: int = 0
+    winner: int = -1
+    result: str = ""
+    win_card: int = -1
+    win_how: int = 0
+    win_from: int = -1
+    value: int = 0
+    amount: int = 0
+    penalized: int = -1
+    payments: list[list[Any]] = field(default_factory=list)
+    returns: list[float] = field(default_factory=list)
+    last_claim: list[Any] = field(default_factory=lambda: ["", -1])
+    events: list[tuple] = field(default_factory=list)
+    # caches (derived)
+    _trash: list[int] = field(default_factory=list, compare=False, repr=False)
+    _khaps: list[tuple[int, ...]] = field(default_factory=list, compare=False, repr=False)
+    _pub_counts: list[list[int]] = field(default_factory=list, compare=False, repr=False)
+    _kind_counts: list[list[int]] = field(default_factory=list, compare=False, repr=False)
+    _exposed: list[int] = field(default_factory=list, compare=False, repr=False)
+    _legal: list[int] | None = field(default=None, compare=False, repr=False)
+    _meld_trash: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+    _worst: list[int] | None = field(default=None, compare=False, repr=False)
+    _head: dict[int, bytes] = field(default_factory=dict, compare=False, repr=False)
