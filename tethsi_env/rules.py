@@ -1,0 +1,548 @@
+"""Tet Hsi rules: a pure game layer (no PettingZoo) over Python-int card masks.
+
+Rules summary (``tethsi-rules.txt`` as read by ``RULINGS.md`` section 2):
+
+- Two players, the 36 standard Decktet cards. Deal 8 cards to each player, 2
+  face up to the center; the other 18 form the draw pile.
+- A hand is the concealed cards plus the *front* (cards taken from the
+  center, visible to both players); a front card played or put into a Set
+  leaves the front.
+- A turn is up to three decisions of the same player, each an action:
+  1. **discard** one of the two center cards (to a face-up discard pile, out of
+     the game); the other is the *remaining card*;
+  2. **take** it into the front, or put it aside in a **set** with two hand
+     cards, or do **nothing** (the remaining card stays; step 3 is skipped);
+  3. after take or set, **play** any hand card (the card just taken too) to
+     the center.
+  Then the top card of the draw pile is revealed into the center, and the
+  opponent moves. If the draw pile is empty at that reveal the game is a tie.
+- A Set whose cards empty the hand (always the third Set) wins at once: no card
+  is played and nothing is revealed.
+- Sets (Aces and Crowns show their suit twice): Five AAAAAB, Bharg ABCDEF,
+  Kvar AA+AB+AB card by card, Ciao AAAABC with BC a suit pair no number card
+  has, Phen AAABBB (:mod:`setgames.kernels.tethsi`).
+- Rewards only at the end: win +1, loss -1, tie 0 to both.
+
+Choices where the texts are silent (documented constants / config; see README):
+
+- ``first_player``: 0 (default, RULINGS section 2), 1, or ``"random"`` (drawn
+  from the game's generator *after* the shuffle, so the deal of a seed does
+  not depend on this option).
+- Deal order: a permutation of the 36 ids; cards 0-7 to seat 0, 8-15 to seat
+  1, 16-17 to the center, the rest is the draw pile with its top card last.
+- :meth:`TetHsiGame.determinize` re-deals exactly the cards a seat has never
+  seen: the opponent's concealed cards and the draw pile (every other zone is
+  public or the seat's own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from setgames.cards import NUM_STANDARD
+from setgames.game import Game
+from setgames.kernels.tethsi import KIND_NAMES, set_kind_index
+from tethsi_env.layout import (
+    ACTION_ARG,
+    ACTION_KIND,
+    HAND_SIZE,
+    LAYOUT,
+    NOTHING,
+    OBS_SPEC,
+    SET_FIRST_MASK,
+    SET_PARTNERS,
+    TAKE,
+    ActionKind,
+    Phase,
+    play_actions,
+)
+
+assert OBS_SPEC.slices["my_turn"].stop == 8 * NUM_STANDARD + 4, "observe() packs the 0/1 features first"
+
+__all__ = ["FIRST_PLAYER_CHOICES", "REASON_EMPTY_PILE", "REASON_THIRD_SET", "TetHsiConfig",
+           "TetHsiGame", "TetHsiState", "observation_bytes"]
+
+FIRST_PLAYER_CHOICES = (0, 1, "random")
+REASON_THIRD_SET = "third set: hand emptied"
+REASON_EMPTY_PILE = "draw pile empty at the reveal"
+
+# Plain-int copies of the enums: the hot path compares ints, not IntEnum members.
+_DISCARD, _CHOOSE, _PLAY, _OVER = (int(p) for p in Phase)
+_K_DISCARD, _K_TAKE, _K_NOTHING, _K_SET, _K_PLAY = (int(k) for k in ActionKind)
+_PHASE_BITS = (1, 2, 4, 0)  # phase one-hot as bits; none once the game is over
+_BINARY_SIZE = OBS_SPEC.slices["my_turn"].stop  # the 0/1 features come first in the spec
+_BIT_FORMAT = f"0{_BINARY_SIZE}b"
+_TO_01 = bytes.maketrans(b"01", b"\x00\x01")
+_NUM_ACTIONS = LAYOUT.n
+_INT8 = np.dtype(np.int8)  # a dtype object: np.frombuffer skips the type -> dtype lookup
+_frombuffer = np.frombuffer
+_SL = OBS_SPEC.slices
+_O_MY_CONCEALED = _SL["my_concealed"].start
+_O_MY_FRONT = _SL["my_front"].start
+_O_OPP_FRONT = _SL["opp_front"].start
+_O_CENTER = _SL["center"].start
+_O_REMAINING = _SL["remaining"].start
+_O_DISCARD = _SL["discard_pile"].start
+_O_MY_SETS = _SL["my_set_cards"].start
+_O_OPP_SETS = _SL["opp_set_cards"].start
+_O_PHASE = _SL["phase"].start
+_O_MY_TURN = _SL["my_turn"].start
+_O_MY_KINDS = _SL["my_set_kinds"].start
+_O_OPP_KINDS = _SL["opp_set_kinds"].start
+_O_OPP_CONCEALED_COUNT = _SL["opp_concealed_count"].start
+_O_PILE = _SL["draw_pile_size"].start
+_WIN = ((1.0, -1.0), (-1.0, 1.0))
+_TIE = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class TetHsiConfig:
+    """Validated Tet Hsi options.
+
+    Attributes:
+        first_player: seat that moves first: 0, 1, or ``"random"`` (from the seed).
+    """
+
+    first_player: int | str = 0
+
+
+class TetHsiState:
+    """Everything about one Tet Hsi game; change it only through :meth:`TetHsiGame.apply`.
+
+    Card sets are 36-bit Python ints (bit ``i`` = card ``i``); per-seat values
+    are 2-lists indexed by seat.
+
+    Attributes:
+        concealed: per seat, the concealed hand.
+        front: per seat, the front (taken cards, public).
+        center: the face-up center cards.
+        remaining: the remaining center card while the choice is pending, else -1.
+        discard: the discard pile.
+        set_cards: per seat, the cards of the Sets put aside.
+        sets: per seat, the Sets put aside in order, as ``(x, y, remaining card, kind index)``.
+        pile: the draw pile, top card last.
+        seat: the seat to move (the last mover once the game is over).
+        phase: the pending decision (a :class:`Phase` value as int).
+        first_player: the seat that moved first.
+        turn: 1-based number of the current turn.
+        winner: winning seat, -1 for none (game running or tie).
+        reason: why the game ended (None while it runs).
+        events: the public record: ``(kind, seat, cards...)`` tuples.
+    """
+
+    __slots__ = ("_obs", "center", "concealed", "discard", "events", "first_player", "front", "phase",
+                 "pile", "reason", "remaining", "seat", "set_cards", "sets", "turn", "winner")
+
+    _FIELDS = ("concealed", "front", "center", "remaining", "discard", "set_cards", "sets", "pile",
+               "seat", "phase", "first_player", "turn", "winner", "reason", "events")
+
+    def __init__(self, concealed: list[int], front: list[int], center: int, remaining: int, discard: int,
+                 set_cards: list[int], sets: list[list[tuple[int, int, int, int]]], pile: list[int],
+                 seat: int, phase: int, first_player: int, turn: int, winner: int, reason: str | None,
+                 events: list[tuple]):
+        self.concealed = concealed
+        self.front = front
+        self.center = center
+        self.remaining = remaining
+        self.discard = discard
+        self.set_cards = set_cards
+        self.sets = sets
+        self.pile = pile
+        self.seat = seat
+        self.phase = phase
+        self.first_player = first_player
+        self.turn = turn
+        self.winner = winner
+        self.reason = reason
+        self.events = events
+        # Per-seat observation bytes, built by the first observe() and then kept
+        # current by apply(); None until needed. Not part of ==.
+        self._obs: list[bytearray] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TetHsiState):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"TetHsiState(turn={self.turn}, seat={self.seat}, phase={Phase(self.phase).name})"
+
+
+class TetHsiGame(Game[TetHsiState]):
+    """The Tet Hsi rules under one config (see the module docstring).
+
+    Args:
+        first_player: 0, 1 or ``"random"``.
+
+    Raises:
+        ValueError: an invalid option value, naming it.
+
+    >>> from setgames.game import rng_from_seed
+    >>> game = TetHsiGame()
+    >>> state = game.new_state(rng_from_seed(0))
+    >>> [game.action_to_str(a) for a in game.legal_actions(state)]
+    ['discard Penitent', 'discard Crown of Knots']
+    >>> game.apply(state, 19); [game.action_to_str(a) for a in game.legal_actions(state)][:2]
+    ['take', 'nothing']
+    """
+
+    name = "tethsi"
+    env_name = "tethsi_v0"
+    version = 0
+
+    def __init__(self, first_player: int | str = 0):
+        ok = first_player == "random" if isinstance(first_player, str) else (
+            type(first_player) is int and first_player in (0, 1))  # not True, 0.0, np.int64...
+        if not ok:
+            raise ValueError(f"first_player {first_player!r} is not one of {FIRST_PLAYER_CHOICES}")
+        self.config = TetHsiConfig(first_player)
+        self.num_players = 2
+        self.layout = LAYOUT
+        self.obs_spec = OBS_SPEC
+
+    # ------------------------------------------------------------- life cycle
+    def new_state(self, rng: np.random.Generator) -> TetHsiState:
+        """Shuffle and deal (see the module docstring for the deal order)."""
+        deck = rng.permutation(NUM_STANDARD).tolist()
+        fp = self.config.first_player
+        first = int(rng.integers(2)) if fp == "random" else int(fp)
+        hands = [_mask(deck[:HAND_SIZE]), _mask(deck[HAND_SIZE:2 * HAND_SIZE])]
+        center = _mask(deck[2 * HAND_SIZE:2 * HAND_SIZE + 2])
+        return TetHsiState(hands, [0, 0], center, -1, 0, [0, 0], [[], []], deck[2 * HAND_SIZE + 2:],
+                           first, _DISCARD, first, 1, -1, None, [])
+
+    def current_seat(self, state: TetHsiState) -> int:
+        """Seat to move, -1 once the game is over."""
+        return -1 if state.phase == _OVER else state.seat
+
+    def legal_actions(self, state: TetHsiState) -> list[int]:
+        """Legal action ids, ascending (a new list)."""
+        phase = state.phase
+        if phase == _DISCARD:
+            c = state.center
+            low = c & -c
+            return [low.bit_length() - 1, (c ^ low).bit_length() - 1]
+        seat = state.seat
+        hand = state.concealed[seat] | state.front[seat]
+        if phase == _CHOOSE:
+            out = [TAKE, NOTHING]
+            r = state.remaining
+            partners = SET_PARTNERS[r]
+            rest = hand & SET_FIRST_MASK[r]
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                for y_bit, action, _ in partners[low.bit_length() - 1]:
+                    if hand & y_bit:
+                        out.append(action)
+            return out
+        if phase == _PLAY:
+            return play_actions(hand)
+        return []
+
+    def apply(self, state: TetHsiState, action: int) -> tuple[float, ...] | None:
+        """Play a legal action (not re-checked; see :meth:`Game.check_action`).
+
+        When the state carries observation buffers (built by the first
+        :meth:`observe`), the few entries the action changes are written into
+        both seats' buffers here, so that observing costs a copy, not a rebuild.
+        """
+        kind = ACTION_KIND[action]
+        p = state.seat
+        events = state.events
+        bufs = state._obs
+        if kind == _K_DISCARD:
+            bit = 1 << action
+            state.center ^= bit
+            state.discard |= bit
+            r = state.remaining = state.center.bit_length() - 1
+            state.phase = _CHOOSE
+            events.append(("discard", p, action))
+            if bufs is not None:
+                b0, b1 = bufs
+                b0[_O_CENTER + action] = b1[_O_CENTER + action] = 0
+                b0[_O_DISCARD + action] = b1[_O_DISCARD + action] = 1
+                b0[_O_REMAINING + r] = b1[_O_REMAINING + r] = 1
+                b0[_O_PHASE:_O_PHASE + 2] = b1[_O_PHASE:_O_PHASE + 2] = b"\x00\x01"
+            return None
+        if kind == _K_TAKE:
+            r = state.remaining
+            state.front[p] |= 1 << r
+            state.center = 0
+            state.remaining = -1
+            state.phase = _PLAY
+            events.append(("take", p, r))
+            if bufs is not None:
+                b0, b1 = bufs
+                bufs[p][_O_MY_FRONT + r] = 1
+                bufs[p ^ 1][_O_OPP_FRONT + r] = 1
+                b0[_O_CENTER + r] = b1[_O_CENTER + r] = 0
+                b0[_O_REMAINING + r] = b1[_O_REMAINING + r] = 0
+                b0[_O_PHASE + 1:_O_PHASE + 3] = b1[_O_PHASE + 1:_O_PHASE + 3] = b"\x00\x01"
+            return None
+        if kind == _K_NOTHING:
+            r = state.remaining
+            events.append(("nothing", p, r))
+            state.remaining = -1
+            if bufs is not None:
+                bufs[0][_O_REMAINING + r] = bufs[1][_O_REMAINING + r] = 0
+            return self._reveal(state)
+        if kind == _K_SET:
+            x, y = ACTION_ARG[action]
+            r = state.remaining
+            if bufs is not None:
+                self._obs_leave_hand(state, bufs, p, x)
+                self._obs_leave_hand(state, bufs, p, y)
+            bits = (1 << x) | (1 << y)
+            state.concealed[p] &= ~bits
+            state.front[p] &= ~bits
+            state.set_cards[p] |= bits | (1 << r)
+            k = set_kind_index(x, y, r)
+            state.sets[p].append((x, y, r, k))
+            state.center = 0
+            state.remaining = -1
+            events.append(("set", p, x, y, r, KIND_NAMES[k]))
+            done = not (state.concealed[p] | state.front[p])
+            if bufs is not None:
+                mine, theirs = bufs[p], bufs[p ^ 1]
+                for z in (x, y, r):
+                    mine[_O_MY_SETS + z] = 1
+                    theirs[_O_OPP_SETS + z] = 1
+                mine[_O_MY_KINDS + k] += 1
+                theirs[_O_OPP_KINDS + k] += 1
+                for b in bufs:
+                    b[_O_CENTER + r] = 0
+                    b[_O_REMAINING + r] = 0
+                    b[_O_PHASE + 1] = 0
+                    b[_O_PHASE + 2] = 0 if done else 1
+                if done:
+                    mine[_O_MY_TURN] = 0
+            if done:
+                state.phase = _OVER
+                state.winner = p
+                state.reason = REASON_THIRD_SET
+                events.append(("win", p, REASON_THIRD_SET))
+                return _WIN[p]
+            state.phase = _PLAY
+            return None
+        # play
+        card = ACTION_ARG[action]
+        if bufs is not None:
+            self._obs_leave_hand(state, bufs, p, card)
+            bufs[0][_O_CENTER + card] = bufs[1][_O_CENTER + card] = 1
+        bit = 1 << card
+        state.concealed[p] &= ~bit
+        state.front[p] &= ~bit
+        state.center |= bit
+        events.append(("play", p, card))
+        return self._reveal(state)
+
+    @staticmethod
+    def _obs_leave_hand(state: TetHsiState, bufs: list[bytearray], p: int, card: int) -> None:
+        """Observation entries of ``card`` leaving seat ``p``'s hand (before the masks change)."""
+        if state.concealed[p] >> card & 1:
+            bufs[p][_O_MY_CONCEALED + card] = 0
+            bufs[p ^ 1][_O_OPP_CONCEALED_COUNT] -= 1
+        else:
+            bufs[p][_O_MY_FRONT + card] = 0
+            bufs[p ^ 1][_O_OPP_FRONT + card] = 0
+
+    def _reveal(self, state: TetHsiState) -> tuple[float, float] | None:
+        """End of turn: reveal the pile's top card into the center, or tie on an empty pile."""
+        p = state.seat
+        bufs = state._obs
+        if not state.pile:
+            state.phase = _OVER
+            state.reason = REASON_EMPTY_PILE
+            state.events.append(("tie", p, REASON_EMPTY_PILE))
+            if bufs is not None:
+                for b in bufs:
+                    b[_O_PHASE:_O_MY_TURN + 1] = b"\x00\x00\x00\x00"
+            return _TIE
+        card = state.pile.pop()
+        state.center |= 1 << card
+        state.events.append(("reveal", p, card))
+        state.seat = p ^ 1
+        state.phase = _DISCARD
+        state.turn += 1
+        if bufs is not None:
+            n = len(state.pile)
+            b0, b1 = bufs
+            b0[_O_CENTER + card] = b1[_O_CENTER + card] = 1
+            b0[_O_PILE] = b1[_O_PILE] = n
+            bufs[p][_O_PHASE:_O_MY_TURN + 1] = b"\x01\x00\x00\x00"
+            bufs[p ^ 1][_O_PHASE:_O_MY_TURN + 1] = b"\x01\x00\x00\x01"
+        return None
+
+    def is_over(self, state: TetHsiState) -> bool:
+        """True once someone won or the pile ran out at a reveal."""
+        return state.phase == _OVER
+
+    def returns(self, state: TetHsiState) -> tuple[float, float]:
+        """+1 / -1 for a win, 0 / 0 for a tie or a running game."""
+        if state.phase != _OVER or state.winner < 0:
+            return _TIE
+        return _WIN[state.winner]
+
+    def observe(self, state: TetHsiState, seat: int) -> np.ndarray:
+        """``seat``'s view, laid out by :data:`~tethsi_env.layout.OBS_SPEC` (a new array)."""
+        bufs = state._obs
+        if bufs is None:
+            bufs = state._obs = [observation_bytes(state, 0), observation_bytes(state, 1)]
+        return _frombuffer(bufs[seat][:], _INT8)
+
+    def legal_mask(self, state: TetHsiState) -> np.ndarray:
+        """The legal actions as a new int8 0/1 vector (a bytearray loop: a few
+        entries are set, cheaper than numpy fancy indexing)."""
+        buf = bytearray(_NUM_ACTIONS)
+        for a in self.legal_actions(state):
+            buf[a] = 1
+        return _frombuffer(buf, _INT8)
+
+    def outcome(self, state: TetHsiState) -> dict[str, Any]:
+        """Result as JSON-able data: winner seat (-1 tie / running), reason, returns, Sets by kind."""
+        w = state.winner
+        return {
+            "winner": w,
+            "winner_agent": f"player_{w}" if w >= 0 else None,
+            "result": "running" if state.phase != _OVER else ("win" if w >= 0 else "tie"),
+            "reason": state.reason,
+            "returns": list(self.returns(state)),
+            "sets": [[[x, y, r, KIND_NAMES[k]] for x, y, r, k in state.sets[s]] for s in range(2)],
+            "turns": state.turn,
+            "first_player": state.first_player,
+        }
+
+    # ------------------------------------------------------------- state tools
+    def clone(self, state: TetHsiState) -> TetHsiState:
+        """An independent copy (equal to ``state``)."""
+        s = state
+        twin = TetHsiState(s.concealed[:], s.front[:], s.center, s.remaining, s.discard, s.set_cards[:],
+                           [s.sets[0][:], s.sets[1][:]], s.pile[:], s.seat, s.phase, s.first_player,
+                           s.turn, s.winner, s.reason, s.events[:])
+        if s._obs is not None:
+            twin._obs = [s._obs[0][:], s._obs[1][:]]
+        return twin
+
+    def to_json(self, state: TetHsiState) -> dict[str, Any]:
+        """JSON-able dict; :meth:`from_json` inverts it exactly."""
+        s = state
+        return {
+            "concealed": _ids_pair(s.concealed),
+            "front": _ids_pair(s.front),
+            "center": _ids(s.center),
+            "remaining": s.remaining,
+            "discard": _ids(s.discard),
+            "set_cards": _ids_pair(s.set_cards),
+            "sets": [[list(t) for t in s.sets[i]] for i in range(2)],
+            "pile": list(s.pile),
+            "seat": s.seat,
+            "phase": s.phase,
+            "first_player": s.first_player,
+            "turn": s.turn,
+            "winner": s.winner,
+            "reason": s.reason,
+            "events": [list(e) for e in s.events],
+        }
+
+    def from_json(self, data: dict[str, Any]) -> TetHsiState:
+        """Rebuild a state written by :meth:`to_json` (cards must add up to the 36-card deck)."""
+        try:
+            state = TetHsiState(
+                [_mask(x) for x in data["concealed"]], [_mask(x) for x in data["front"]],
+                _mask(data["center"]), int(data["remaining"]), _mask(data["discard"]),
+                [_mask(x) for x in data["set_cards"]],
+                [[tuple(int(v) for v in t) for t in data["sets"][i]] for i in range(2)],
+                [int(c) for c in data["pile"]], int(data["seat"]), int(data["phase"]),
+                int(data["first_player"]), int(data["turn"]), int(data["winner"]), data["reason"],
+                [tuple(e) for e in data["events"]],
+            )
+        except (KeyError, TypeError, IndexError) as exc:
+            raise ValueError(f"not a Tet Hsi state: {exc!r}") from None
+        zones = [*state.concealed, *state.front, state.center, state.discard, *state.set_cards,
+                 _mask(state.pile)]
+        total = 0
+        for z in zones:
+            if total & z:
+                raise ValueError(f"card(s) {_ids(total & z)} are in two zones")
+            total |= z
+        if total != (1 << NUM_STANDARD) - 1 or sum(z.bit_count() for z in zones) != NUM_STANDARD:
+            raise ValueError(f"cards {_ids(((1 << NUM_STANDARD) - 1) & ~total)} are missing")
+        return state
+
+    def determinize(self, state: TetHsiState, seat: int, rng: np.random.Generator) -> TetHsiState:
+        """Re-deal the cards ``seat`` has not seen (the opponent's concealed hand and
+        the draw pile) at random; everything ``seat`` saw stays put."""
+        if seat not in (0, 1):
+            raise ValueError(f"seat {seat!r} is not 0 or 1")
+        twin = self.clone(state)
+        opp = seat ^ 1
+        unseen = _ids(state.concealed[opp]) + state.pile
+        order = [unseen[i] for i in rng.permutation(len(unseen)).tolist()]
+        n = state.concealed[opp].bit_count()
+        twin.concealed[opp] = _mask(order[:n])
+        twin.pile = order[n:]
+        twin._obs = None
+        return twin
+
+    def render(self, state: TetHsiState, seat: int | None = None) -> str:
+        """Text picture: everything when ``seat`` is None, else ``seat``'s view."""
+        from tethsi_env.render import render_state
+
+        return render_state(state, seat)
+
+
+# --------------------------------------------------------------------------- helpers
+def observation_bytes(state: TetHsiState, seat: int) -> bytearray:
+    """``seat``'s observation built from scratch (:meth:`TetHsiGame.observe` keeps
+    per-seat copies of it up to date instead; tests compare the two)."""
+    s = state
+    opp = seat ^ 1
+    phase = s.phase
+    rem = s.remaining
+    # All 0/1 features form one 292-bit int (feature f, card i at bit 36 f + i); its
+    # binary string, reversed and translated, is those 292 entries in spec order.
+    bits = (s.concealed[seat] | s.front[seat] << 36 | s.front[opp] << 72 | s.center << 108
+            | (1 << rem if rem >= 0 else 0) << 144 | s.discard << 180 | s.set_cards[seat] << 216
+            | s.set_cards[opp] << 252 | _PHASE_BITS[phase] << 288
+            | (phase != _OVER and s.seat == seat) << 291)
+    mine, theirs = s.sets[seat], s.sets[opp]
+    buf = bytearray(format(bits, _BIT_FORMAT)[::-1].encode().translate(_TO_01))
+    buf += _kind_bytes(mine) if mine else _NO_KINDS
+    buf += _kind_bytes(theirs) if theirs else _NO_KINDS
+    buf.append(s.concealed[opp].bit_count())
+    buf.append(len(s.pile))
+    return buf
+
+
+_NO_KINDS = bytes(len(KIND_NAMES))
+
+
+def _kind_bytes(sets: list[tuple[int, int, int, int]]) -> bytes:
+    counts = [0] * len(KIND_NAMES)
+    for t in sets:
+        counts[t[3]] += 1
+    return bytes(counts)
+
+
+def _mask(cards: Any) -> int:
+    m = 0
+    for c in cards:
+        c = int(c)
+        if not 0 <= c < NUM_STANDARD:
+            raise ValueError(f"card {c!r} is not a standard card id 0..35")
+        m |= 1 << c
+    return m
+
+
+def _ids(mask: int) -> list[int]:
+    return [c for c in range(NUM_STANDARD) if mask >> c & 1]
+
+
+def _ids_pair(masks: list[int]) -> list[list[int]]:
+    return [_ids(masks[0]), _ids(masks[1])]
