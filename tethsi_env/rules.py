@@ -482,7 +482,8 @@ class TetHsiGame(Game[TetHsiState]):
             raise ValueError(f"seat {seat!r} is not 0 or 1")
         twin = self.clone(state)
         opp = seat ^ 1
-        unseen = _ids(state.concealed[opp]) + state.pile
+        # Canonical order: the re-deal must depend only on what `seat` knows.
+        unseen = sorted(_ids(state.concealed[opp]) + state.pile)
         order = [unseen[i] for i in rng.permutation(len(unseen)).tolist()]
         n = state.concealed[opp].bit_count()
         twin.concealed[opp] = _mask(order[:n])

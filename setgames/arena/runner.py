@@ -1,0 +1,515 @@
+"""Round-robin arena: bots against bots on any game and config, in parallel.
+
+Every pair of distinct bots (a *pairing*) plays ``deals`` deals per game;
+each deal is a duplicate set (see :mod:`setgames.arena.seating`): the same
+seed played once per seating, so luck of the cards cancels. Games run in
+worker processes (``multiprocessing``, no global random state anywhere);
+each game's deal seed and bot seeds derive from the master seed and the
+game's coordinates alone, so the results are identical whatever the number
+of workers. Games are ordered deal-major (deal 0 of every game and pairing,
+then deal 1, ...), so a run stopped early (Ctrl-C) still covers every
+pairing evenly; the games finished by then are kept, summarised and saved.
+
+Per game, the side (A or B) of the seat with the highest return wins; a tie
+for the highest return between the two sides, or between all seats, is a
+draw. A bot's *score* is its wins plus half its draws, over games played.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from setgames.arena.ratings import rate
+from setgames.arena.seating import SEATING_RULE, derive_seed, seatings
+from setgames.arena.stats import mean_interval
+from setgames.bots.base import Bot
+from setgames.bots.registry import make_bot, parse_bot_spec
+from setgames.game import Game, rng_from_seed
+from setgames.records import RECORDS_FILE, make_record, records_writer
+
+__all__ = ["RESULTS_FILE", "TIMING_FILE", "ArenaGame", "BotSpec", "run_arena"]
+
+RESULTS_FILE = "results.json"
+TIMING_FILE = "timing.json"
+RESULTS_FORMAT = "setgames-arena/1"
+MAX_STEPS = 200_000  # steps; a game still running after that is a bug in a game or a bot
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot as the arena builds it, in each worker, for each game.
+
+    Attributes:
+        label: unique name in tables (default: the spec text).
+        name: bot name for :func:`~setgames.bots.make_bot` (ignored with ``factory``).
+        options: keyword options, as sorted ``(key, value)`` pairs.
+        factory: optional picklable ``(game_name, seed, **options) -> Bot``
+            (a module-level class or function) for bots outside the registry.
+    """
+
+    label: str
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+    factory: Callable[..., Bot] | None = None
+
+    @classmethod
+    def parse(cls, text: str, label: str | None = None) -> BotSpec:
+        """From ``"name"`` or ``"name:key=value,..."``."""
+        name, options = parse_bot_spec(text)
+        return cls(label or text.strip(), name, tuple(sorted(options.items())))
+
+    def build(self, game_name: str, seed: int | None = None) -> Bot:
+        """A fresh bot for game ``game_name``."""
+        if self.factory is not None:
+            return self.factory(game_name, seed, **dict(self.options))
+        return make_bot(self.name, game_name, seed, **dict(self.options))
+
+    def to_json(self) -> dict[str, Any]:
+        """Label, name and options as JSON-able data."""
+        name = self.name if self.factory is None else getattr(self.factory, "__qualname__", self.name)
+        return {"label": self.label, "name": name, "options": dict(self.options)}
+
+
+@dataclass(frozen=True)
+class ArenaGame:
+    """One game and config to play the round robin on.
+
+    Attributes:
+        game: a registry name (``"tethsi"``) or a :class:`Game` subclass
+            (importable at module level, so workers can rebuild it).
+        config: keyword config for the game.
+    """
+
+    game: str | type
+    config: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, game: str | type, **config: Any) -> ArenaGame:
+        """Convenience constructor with the config as keywords."""
+        return cls(game, tuple(sorted(config.items())))
+
+    def make(self) -> Game:
+        """The rules object (validates the config)."""
+        if isinstance(self.game, str):
+            from setgames.registry import make_game
+
+            return make_game(self.game, **dict(self.config))
+        return self.game(**dict(self.config))
+
+
+@dataclass(frozen=True)
+class _Task:
+    index: int
+    game_index: int
+    arena_game: ArenaGame
+    game_name: str
+    pairing: int
+    deal: int
+    seating: int
+    seat_bots: tuple[int, ...]  # bot index per seat
+    seat_sides: tuple[int, ...]  # 0 = A, 1 = B per seat
+    deal_seed: int
+    bot_seeds: tuple[int, ...]
+
+
+@dataclass
+class _WorkerCache:
+    games: dict[ArenaGame, Game] = field(default_factory=dict)
+    bots: dict[tuple[int, int, str], Bot] = field(default_factory=dict)
+    specs: tuple[BotSpec, ...] = ()
+
+
+_CACHE = _WorkerCache()
+
+
+def _init_worker(specs: tuple[BotSpec, ...], ignore_sigint: bool) -> None:
+    # The parent handles Ctrl-C and keeps finished games; workers just stop.
+    if ignore_sigint:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _CACHE.games.clear()
+    _CACHE.bots.clear()
+    _CACHE.specs = specs
+
+
+def _play(task: _Task) -> dict[str, Any]:
+    """Play one game of the arena; runs in a worker (or in the parent with 1 worker)."""
+    game = _CACHE.games.get(task.arena_game)
+    if game is None:
+        game = _CACHE.games[task.arena_game] = task.arena_game.make()
+    bots = []
+    for seat, (b, s) in enumerate(zip(task.seat_bots, task.bot_seeds, strict=True)):
+        # One object per (bot, seat): a bot holding two seats keeps two generators.
+        key = (b, seat, task.game_name)
+        bot = _CACHE.bots.get(key)
+        if bot is None:
+            bot = _CACHE.bots[key] = _CACHE.specs[b].build(task.game_name)
+        bot.reset(s)
+        bots.append(bot)
+    n = game.num_players
+    state = game.new_state(rng_from_seed(task.deal_seed))
+    actions: list[int] = []
+    seconds = [0.0] * n
+    moves = [0] * n
+    while not game.is_over(state):
+        seat = game.current_seat(state)
+        legal = game.legal_actions(state)
+        bot = bots[seat]
+        t0 = time.perf_counter()
+        a = bot.act(game, state, seat)
+        seconds[seat] += time.perf_counter() - t0
+        moves[seat] += 1
+        if a not in legal:
+            label = _CACHE.specs[task.seat_bots[seat]].label
+            raise RuntimeError(f"bot {label!r} chose illegal action {a!r} in {task.game_name} "
+                               f"(deal seed {task.deal_seed}, step {len(actions)})")
+        game.apply(state, a)
+        actions.append(int(a))
+        if len(actions) > MAX_STEPS:
+            raise RuntimeError(f"{task.game_name} game with deal seed {task.deal_seed} did not end "
+                               f"after {MAX_STEPS} steps")
+    returns = [float(r) for r in game.returns(state)]
+    return {
+        "index": task.index,
+        "returns": returns,
+        "truncated": bool(game.is_truncated(state)),
+        "outcome": json.loads(json.dumps(game.outcome(state))),
+        "actions": actions,
+        "version": game.version,
+        "config": game.config_dict(),
+        "seconds": seconds,
+        "moves": moves,
+    }
+
+
+def side_score(returns: Sequence[float], sides: Sequence[int]) -> float:
+    """Score of side A (0) in one game: 1 win, 0.5 draw, 0 loss.
+
+    >>> side_score([1.0, -1.0], [0, 1]), side_score([0.0, 0.0], [1, 0]), side_score([3, 3, -6], [0, 0, 1])
+    (1.0, 0.5, 1.0)
+    """
+    best = max(returns)
+    top_sides = {sides[i] for i, r in enumerate(returns) if r == best}
+    if len(top_sides) == 2:
+        return 0.5
+    return 1.0 if top_sides == {0} else 0.0
+
+
+class _Progress:
+    """A one-line progress bar on stderr, redrawn at most 5 times a second."""
+
+    def __init__(self, total: int, enabled: bool, stream: Any = None):
+        self.total = total
+        self.enabled = enabled and total > 0
+        self.stream = stream or sys.stderr
+        self.start = time.perf_counter()
+        self.last = 0.0
+        self.done = 0
+
+    def update(self, done: int) -> None:
+        self.done = done
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self.last < 0.2 and done < self.total:
+            return
+        self.last = now
+        elapsed = now - self.start
+        width = 30
+        filled = int(width * done / self.total)
+        left = elapsed / done * (self.total - done) if done else 0.0
+        self.stream.write(f"\rarena [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games"
+                          f"  {elapsed:4.0f}s elapsed  ~{left:3.0f}s left ")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _label_bots(bots: Sequence[BotSpec | str]) -> tuple[BotSpec, ...]:
+    specs: list[BotSpec] = []
+    seen: dict[str, int] = {}
+    for b in bots:
+        spec = BotSpec.parse(b) if isinstance(b, str) else b
+        count = seen.get(spec.label, 0) + 1
+        seen[spec.label] = count
+        if count > 1:
+            spec = BotSpec(f"{spec.label}#{count}", spec.name, spec.options, spec.factory)
+        specs.append(spec)
+    return tuple(specs)
+
+
+def _game_name(game: Game, arena_game: ArenaGame) -> str:
+    return arena_game.game if isinstance(arena_game.game, str) else game.name
+
+
+def run_arena(
+    games: Sequence[ArenaGame | str],
+    bots: Sequence[BotSpec | str],
+    games_per_pairing: int = 8,
+    seed: int = 0,
+    workers: int = 1,
+    out: str | Path | None = None,
+    progress: bool | None = None,
+    pairings: Sequence[tuple[int, int]] | None = None,
+    on_interrupt: str = "keep",
+) -> dict[str, Any]:
+    """Play a round robin and return the results (also saved under ``out``).
+
+    Args:
+        games: games to play on (registry names or :class:`ArenaGame`).
+        bots: bot specs (``"greedy"``, ``"ismcts:iterations=100"``) or :class:`BotSpec`;
+            a repeated label gets a ``#2`` suffix (a bot may play a copy of itself).
+        games_per_pairing: games per pairing and game, rounded up to whole
+            duplicate sets (2 games per deal for 2 and 4 players, 6 for 3).
+        seed: master seed (non-negative int); fixes every deal and bot seed.
+        workers: worker processes (1 plays in this process).
+        out: directory for ``results.json``, ``records.jsonl`` and ``timing.json``.
+        progress: progress bar on stderr (default: when stderr is a terminal).
+        pairings: bot index pairs to play (default: every pair of distinct bots).
+        on_interrupt: ``"keep"``: Ctrl-C stops the run, keeps and saves the
+            finished games and sets ``results["interrupted"]``; ``"raise"``
+            re-raises after saving.
+
+    Returns:
+        The results dict written to ``results.json`` (see :data:`RESULTS_FORMAT`).
+
+    Raises:
+        ValueError: bad arguments (unknown game or bot, bad config or counts).
+    """
+    if int(games_per_pairing) < 1:
+        raise ValueError(f"games per pairing {games_per_pairing!r} must be >= 1")
+    if int(workers) < 1:
+        raise ValueError(f"workers {workers!r} must be >= 1")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed {seed!r} must be a non-negative integer")
+    specs = _label_bots(bots)
+    if len(specs) < 2:
+        raise ValueError("an arena needs at least two bots")
+    arena_games = [ArenaGame(g) if isinstance(g, str) else g for g in games]
+    if not arena_games:
+        raise ValueError("an arena needs at least one game")
+    built = [g.make() for g in arena_games]  # validates every config before any game runs
+    names = [_game_name(gm, ag) for gm, ag in zip(built, arena_games, strict=True)]
+    for spec in specs:  # validates every bot and its options for every game
+        for name in names:
+            spec.build(name, 0)
+    if pairings is None:
+        pairings = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
+    for i, j in pairings:
+        if not (0 <= i < len(specs) and 0 <= j < len(specs)) or i == j:
+            raise ValueError(f"bad pairing {(i, j)!r} for {len(specs)} bots")
+
+    tasks: list[_Task] = []
+    plans = []
+    for game in built:
+        sets = seatings(game.num_players)
+        deals = -(-int(games_per_pairing) // len(sets))
+        plans.append((sets, deals))
+    max_deals = max(d for _, d in plans)
+    for d in range(max_deals):
+        for gi, name in enumerate(names):
+            sets, deals = plans[gi]
+            if d >= deals:
+                continue
+            deal_seed = derive_seed(seed, name, 0, d)
+            for pi, (a, b) in enumerate(pairings):
+                for k, sides in enumerate(sets):
+                    tasks.append(_Task(
+                        index=len(tasks), game_index=gi, arena_game=arena_games[gi], game_name=name,
+                        pairing=pi, deal=d, seating=k,
+                        seat_bots=tuple(a if s == 0 else b for s in sides), seat_sides=sides,
+                        deal_seed=deal_seed,
+                        bot_seeds=tuple(derive_seed(seed, name, 1, pi, d, k, seat)
+                                        for seat in range(len(sides))),
+                    ))
+
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = _Progress(len(tasks), show)
+    played: list[tuple[_Task, dict[str, Any]]] = []
+    interrupted = False
+    started = time.perf_counter()
+    writer = records_writer(out_dir / RECORDS_FILE) if out_dir is not None else None
+    try:
+        for task, res in _execute(tasks, specs, int(workers)):
+            played.append((task, res))
+            if writer is not None:
+                writer.write(make_record(
+                    game=task.game_name, version=res["version"], config=res["config"],
+                    seed=task.deal_seed, actions=res["actions"],
+                    seats=[specs[b].label for b in task.seat_bots], outcome=res["outcome"],
+                    returns=res["returns"],
+                ))
+            bar.update(len(played))
+    except KeyboardInterrupt:
+        interrupted = True
+        if on_interrupt != "keep":
+            _finish(writer, bar)
+            _save(out_dir, _summarise(arena_games, built, names, specs, pairings, plans, played, seed,
+                                      games_per_pairing, True),
+                  _timing(played, specs, time.perf_counter() - started))
+            raise
+    finally:
+        _finish(writer, bar)
+    results = _summarise(arena_games, built, names, specs, pairings, plans, played, seed,
+                         games_per_pairing, interrupted)
+    timing = _timing(played, specs, time.perf_counter() - started)
+    _save(out_dir, results, timing)
+    results["timing"] = timing  # wall-clock figures: shown, saved apart, never in results.json
+    return results
+
+
+def _finish(writer: Any, bar: _Progress) -> None:
+    if writer is not None and not writer.closed:
+        writer.close()
+    if bar.enabled:
+        bar.close()
+        bar.enabled = False
+
+
+def _execute(tasks: list[_Task], specs: tuple[BotSpec, ...],
+             workers: int) -> Iterator[tuple[_Task, dict[str, Any]]]:
+    if workers == 1 or len(tasks) <= 1:
+        _init_worker(specs, ignore_sigint=False)
+        for t in tasks:
+            yield t, _play(t)
+        return
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+    pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(specs, True))
+    try:
+        for t, res in zip(tasks, pool.imap(_play, tasks, chunksize=1), strict=True):
+            yield t, res
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+def _summarise(arena_games: list[ArenaGame], built: list[Game], names: list[str],
+               specs: tuple[BotSpec, ...], pairings: Sequence[tuple[int, int]], plans: list,
+               played: list[tuple[_Task, dict[str, Any]]], seed: int, games_per_pairing: int,
+               interrupted: bool) -> dict[str, Any]:
+    arenas = []
+    for gi, (game, name) in enumerate(zip(built, names, strict=True)):
+        sets, deals = plans[gi]
+        mine = sorted(((t, r) for t, r in played if t.game_index == gi), key=lambda x: x[0].index)
+        pair_rows = []
+        for pi, (a, b) in enumerate(pairings):
+            pr = [(t, r) for t, r in mine if t.pairing == pi]
+            pair_rows.append(_pairing_stats(pi, a, b, specs, pr, len(sets)))
+        ratings = rate([s.label for s in specs], pair_rows, seed)
+        arenas.append({
+            "game": name,
+            "version": game.version,
+            "config": json.loads(json.dumps(game.config_dict())),
+            "players": game.num_players,
+            "seatings": ["".join("AB"[x] for x in s) for s in sets],
+            "deals_planned": deals,
+            "pairings": pair_rows,
+            "ratings": ratings,
+            "games": [{
+                "pairing": t.pairing, "deal": t.deal, "seating": "".join("AB"[x] for x in t.seat_sides),
+                "seed": t.deal_seed, "seats": [specs[b].label for b in t.seat_bots],
+                "returns": r["returns"], "score_a": side_score(r["returns"], t.seat_sides),
+                "steps": len(r["actions"]), "truncated": r["truncated"],
+            } for t, r in mine],
+        })
+    return {
+        "format": RESULTS_FORMAT,
+        "seed": seed,
+        "games_per_pairing": int(games_per_pairing),
+        "interrupted": interrupted,
+        "seating_rule": SEATING_RULE,
+        "score": "wins + half the draws, over games; 95% CI over deals (Student t on per-deal "
+                 "means, Wilson when every deal scored the same)",
+        "bots": [s.to_json() for s in specs],
+        "pairings": [[specs[a].label, specs[b].label] for a, b in pairings],
+        "arenas": arenas,
+    }
+
+
+def _pairing_stats(pi: int, a: int, b: int, specs: tuple[BotSpec, ...],
+                   games: list[tuple[_Task, dict[str, Any]]], per_deal: int) -> dict[str, Any]:
+    by_deal: dict[int, list[tuple[_Task, dict[str, Any]]]] = {}
+    for t, r in games:
+        by_deal.setdefault(t.deal, []).append((t, r))
+    wins_a = wins_b = draws = 0
+    deal_scores: list[list[float]] = []
+    deal_means: list[float] = []
+    rew_a: list[float] = []
+    rew_b: list[float] = []
+    for d in sorted(by_deal):
+        s_sum = 0.0
+        ra: list[float] = []
+        rb: list[float] = []
+        for t, r in by_deal[d]:
+            s = side_score(r["returns"], t.seat_sides)
+            s_sum += s
+            wins_a += s == 1.0
+            wins_b += s == 0.0
+            draws += s == 0.5
+            ra.append(sum(x for x, side in zip(r["returns"], t.seat_sides, strict=True) if side == 0)
+                      / t.seat_sides.count(0))
+            rb.append(sum(x for x, side in zip(r["returns"], t.seat_sides, strict=True) if side == 1)
+                      / t.seat_sides.count(1))
+        n = len(by_deal[d])
+        deal_scores.append([s_sum, float(n)])
+        deal_means.append(s_sum / n)
+        rew_a.append(sum(ra) / n)
+        rew_b.append(sum(rb) / n)
+    n_games = wins_a + wins_b + draws
+    score = (wins_a + draws / 2) / n_games if n_games else None
+    ci = mean_interval(deal_means, 0.0, 1.0, proportion=True) if deal_means else None
+    return {
+        "a": a, "b": b, "bot_a": specs[a].label, "bot_b": specs[b].label,
+        "games": n_games, "deals": len(deal_means), "complete_deals": sum(
+            1 for d in by_deal.values() if len(d) == per_deal),
+        "wins_a": wins_a, "wins_b": wins_b, "draws": draws,
+        "score_a": None if score is None else round(score, 6),
+        "score_a_ci": None if ci is None else [round(ci.low, 6), round(ci.high, 6)],
+        "mean_reward_a": round(sum(rew_a) / len(rew_a), 6) if rew_a else None,
+        "mean_reward_a_ci": _rounded(mean_interval(rew_a)) if len(rew_a) > 1 else None,
+        "mean_reward_b": round(sum(rew_b) / len(rew_b), 6) if rew_b else None,
+        "mean_reward_b_ci": _rounded(mean_interval(rew_b)) if len(rew_b) > 1 else None,
+        "deal_scores": deal_scores,
+    }
+
+
+def _rounded(ci: tuple[float, float]) -> list[float]:
+    return [round(ci[0], 6), round(ci[1], 6)]
+
+
+def _timing(played: list[tuple[_Task, dict[str, Any]]], specs: tuple[BotSpec, ...],
+            wall: float) -> dict[str, Any]:
+    per: dict[str, dict[str, dict[str, float]]] = {}
+    for t, r in played:
+        g = per.setdefault(t.game_name, {})
+        for seat, b in enumerate(t.seat_bots):
+            row = g.setdefault(specs[b].label, {"seconds": 0.0, "moves": 0, "games": 0})
+            row["seconds"] += r["seconds"][seat]
+            row["moves"] += r["moves"][seat]
+        for b in set(t.seat_bots):
+            per[t.game_name][specs[b].label]["games"] += 1
+    return {"wall_seconds": round(wall, 3), "games": len(played), "per_game": per}
+
+
+def _save(out_dir: Path | None, results: dict[str, Any], timing: dict[str, Any]) -> None:
+    if out_dir is None:
+        return
+    (out_dir / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
+    (out_dir / TIMING_FILE).write_text(json.dumps(timing, indent=1) + "\n")

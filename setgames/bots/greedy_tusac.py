@@ -1,0 +1,129 @@
+"""A rule-based Tu Sac player (``greedy``) and the hooks ISMCTS borrows from it.
+
+It reads only its seat's information: its private block, every public block,
+the dead pile and the active card (through :meth:`TuSacGame.worst_cards`,
+whose outs count only cards the seat has not seen).
+
+- **Meld when it pays**: every legal meld keeps or lowers the trash count and
+  is followed by a discard, so the bot melds whenever it may, choosing the
+  meld that leaves the least trash, then the most valuable set (set values of
+  ``RULINGS.md`` section 4), then the one that keeps the most outs for the
+  remaining trash (a waiting hand), else it hits or passes.
+- **Discard a worst card** (fewest outs, the rules' own hint), which also never
+  risks the penalty rule; among several, the one whose removal leaves the most
+  outs for the remaining trash.
+
+Kernels: :func:`setgames.kernels.tusac.min_trash`, :func:`~setgames.kernels.tusac.outs`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from setgames.bots.base import Bot
+from setgames.bots.ismcts import GameHooks
+from setgames.kernels import tusac as kern
+from tusac_env.layout import DISCARD0, HIT
+from tusac_env.melds import MELDS, after_removal, khap_types, unseen_counts
+from tusac_env.state import Phase
+
+__all__ = ["ISMCTS_HOOKS", "GreedyTuSacBot", "rollout_action"]
+
+_KIND_VALUE = {"king": 1, "pair": 0, "triple": 1, "kgm": 1, "rcn": 1, "pawns3": 1, "pawns4": 2}
+_DISCARD = int(Phase.DISCARD)
+
+
+def _meld_choice(state: Any, seat: int, legal: list[int], with_outs: bool) -> int | None:
+    """Best legal meld action of ``seat`` on the active card, or None."""
+    melds = [a for a in legal if a < HIT]
+    if not melds:
+        return None
+    if len(melds) == 1 and not with_outs:
+        return melds[0]
+    counts = state.private[seat]
+    khaps = khap_types(counts)
+    unseen = unseen_counts(state, seat) if with_outs else None
+    best_key, best = None, melds[0]
+    for idx, kind, used in MELDS[state.active]:
+        if idx not in melds:
+            continue
+        rest = after_removal(counts, used)
+        if rest is None:
+            continue
+        trash = kern.min_trash(rest, khaps)
+        outs = sum(kern.outs(rest, unseen, khaps)) if with_outs else 0
+        key = (-trash, _KIND_VALUE.get(kind, 1), outs, -idx)
+        if best_key is None or key > best_key:
+            best_key, best = key, idx
+    return best
+
+
+def _discard_choice(game: Any, state: Any, seat: int, legal: list[int], with_outs: bool) -> int:
+    worst = [DISCARD0 + t for t in game.worst_cards(state)] or legal
+    if len(worst) == 1 or not with_outs:
+        return worst[0]
+    counts = state.private[seat]
+    unseen = unseen_counts(state, seat)
+    best_key, best = None, worst[0]
+    for a in worst:
+        rest = counts[:]
+        rest[a - DISCARD0] -= 1
+        key = sum(kern.outs(rest, unseen, khap_types(rest)))
+        if best_key is None or key > best_key:
+            best_key, best = key, a
+    return best
+
+
+class GreedyTuSacBot(Bot):
+    """Rule-based Tu Sac player (see the module docstring); deterministic."""
+
+    name = "greedy"
+
+    def act(self, game: Any, state: Any, seat: int) -> int:
+        """The greedy action."""
+        return self.explain(game, state, seat)[0]
+
+    def explain(self, game: Any, state: Any, seat: int) -> tuple[int, str]:
+        """The greedy action and why."""
+        legal = game.legal_actions(state)
+        if len(legal) == 1:
+            return legal[0], "only legal action"
+        if state.phase == _DISCARD:
+            return _discard_choice(game, state, seat, legal, True), "discard a worst card"
+        meld = _meld_choice(state, seat, legal, True)
+        if meld is not None:
+            return meld, "meld: it lowers or keeps my trash before my discard"
+        return legal[-1], "no meld: hit or pass"
+
+
+def rollout_action(game: Any, state: Any, rng: np.random.Generator) -> int:
+    """Cheap greedy policy for rollouts: meld the least-trash meld, else hit or
+    pass; discard the first worst card."""
+    legal = game.legal_actions(state)
+    if len(legal) == 1:
+        return legal[0]
+    seat = game.current_seat(state)
+    if state.phase == _DISCARD:
+        return _discard_choice(game, state, seat, legal, False)
+    meld = _meld_choice(state, seat, legal, False)
+    return legal[-1] if meld is None else meld
+
+
+def _greedy_prior(game: Any, state: Any, seat: int) -> int:
+    return GreedyTuSacBot(0).act(game, state, seat)
+
+
+EVAL_SHARPNESS = 1.2  # win-share weight exp(-sharpness * trash) of a seat in an unfinished game
+
+
+def evaluate(game: Any, state: Any) -> list[float]:
+    """Win shares of an unfinished game from the trash counts (fewer trash, nearer a win)."""
+    w = [float(np.exp(-EVAL_SHARPNESS * kern.min_trash(c, khap_types(c)))) for c in state.private]
+    total = sum(w)
+    return [x / total for x in w]
+
+
+ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate,
+                         defaults={"iterations": 30, "max_rollout_steps": 24})

@@ -1,0 +1,309 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS).
+
+One tree is grown over the searching seat's information set: every
+iteration re-deals the hidden cards with ``game.determinize(state, seat, rng)``
+(so the bot never reads what its seat cannot see), walks the tree with
+UCB restricted to the actions legal in that determinization (the
+"availability" counts of Cowling, Powley and Whitehouse 2012), expands one
+action, finishes the game with a fast rollout policy and backs the result
+up. Edges are keyed by ``(seat, action)``: in Tu Sac who acts next can
+depend on hidden cards (automatic claims), so one node may see different
+movers in different determinizations.
+
+Returns are multi-player: each edge stores the utility of the seat that
+chose it. The utility of a finished game is the *win share* (1 for the seat
+with the strictly highest return, shared on ties, 0 otherwise), because the
+arena ranks bots by wins; games with score-valued returns then still break
+ties on score through the rollout evaluation hook.
+
+A rollout stops after ``max_rollout_steps`` steps; an unfinished game is then
+scored by the game's ``evaluate`` hook when it has one (see
+:func:`game_hooks`), else as a draw.
+
+The budget is ``iterations`` (reproducible) or ``seconds`` (wall clock, not
+reproducible); the default iteration counts per game are chosen so that an
+arena game against another bot lasts a few seconds at most on one core.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from setgames.bots.base import Bot
+from setgames.game import Game
+
+__all__ = ["DEFAULT_ITERATIONS", "GameHooks", "IsmctsBot", "game_hooks"]
+
+DEFAULT_ITERATIONS = 200  # iterations per decision when the game module gives no default
+DEFAULT_EXPLORATION = 0.7  # UCB constant c on utilities in [0, 1]
+DEFAULT_MAX_ROLLOUT_STEPS = 400  # steps; beyond that the evaluate hook (or a draw) scores the game
+DEFAULT_PRIOR_BIAS = 2.0  # progressive bias: bonus bias / (visits + 1) on the prior's root move
+
+_HOOK_MODULES = {
+    "tethsi": "setgames.bots.greedy_tethsi",
+    "bharg": "setgames.bots.greedy_bharg",
+    "tusac": "setgames.bots.greedy_tusac",
+}
+
+
+class GameHooks:
+    """What a game module may lend the search: a cheap policy and an evaluator.
+
+    Attributes:
+        rollout: ``(game, state, rng) -> action`` fast policy, or None for
+            uniform random legal actions.
+        evaluate: ``(game, state) -> per-seat win shares`` (sum 1) for an
+            unfinished state, or None.
+        prior: ``(game, state, seat) -> action`` the move a rule-based player
+            would make at the root (the greedy bot); the search favours it by
+            progressive bias and leaves it only on evidence.
+        defaults: default ISMCTS options for this game (e.g. ``iterations``).
+    """
+
+    def __init__(self, rollout: Callable[[Game, Any, np.random.Generator], int] | None = None,
+                 evaluate: Callable[[Game, Any], list[float]] | None = None,
+                 defaults: dict[str, Any] | None = None,
+                 prior: Callable[[Game, Any, int], int] | None = None):
+        self.prior = prior
+        self.rollout = rollout
+        self.evaluate = evaluate
+        self.defaults = dict(defaults or {})
+
+
+_NO_HOOKS = GameHooks()
+_HOOK_CACHE: dict[str, GameHooks] = {}
+
+
+def game_hooks(game_name: str) -> GameHooks:
+    """The :class:`GameHooks` of a game (``ISMCTS_HOOKS`` in its greedy bot
+    module), or empty hooks for a game without one (e.g. a test game)."""
+    if game_name not in _HOOK_CACHE:
+        mod_name = _HOOK_MODULES.get(game_name)
+        hooks = _NO_HOOKS
+        if mod_name is not None:
+            try:
+                mod = importlib.import_module(mod_name)
+            except ModuleNotFoundError as exc:
+                if exc.name != mod_name:
+                    raise
+            else:
+                hooks = getattr(mod, "ISMCTS_HOOKS", _NO_HOOKS)
+        _HOOK_CACHE[game_name] = hooks
+    return _HOOK_CACHE[game_name]
+
+
+def win_shares(returns: tuple[float, ...] | list[float]) -> list[float]:
+    """Utility of a finished game per seat: the seats with the highest return
+    share 1, unless every seat ties (then all share it equally).
+
+    >>> win_shares((1.0, -1.0)), win_shares((0.0, 0.0)), win_shares((5.0, 5.0, -10.0))
+    ([1.0, 0.0], [0.5, 0.5], [0.5, 0.5, 0.0])
+    """
+    best = max(returns)
+    top = [i for i, r in enumerate(returns) if r == best]
+    share = 1.0 / len(top)
+    out = [0.0] * len(returns)
+    for i in top:
+        out[i] = share
+    return out
+
+
+def _random_action(game: Game, state: Any, rng: np.random.Generator) -> int:
+    legal = game.legal_actions(state)
+    return legal[int(rng.integers(len(legal)))]
+
+
+class _Node:
+    """Statistics of the edges leaving one information-set node."""
+
+    __slots__ = ("bias", "edges", "prior")
+
+    def __init__(self) -> None:
+        self.prior = -1  # action favoured by progressive bias at this node, -1 for none
+        self.bias = 0.0
+        # (seat, action) -> [visits, availability, total utility of seat, child node]
+        self.edges: dict[tuple[int, int], list[Any]] = {}
+
+
+class IsmctsBot(Bot):
+    """Single-observer information-set MCTS.
+
+    Args:
+        seed: seeds the bot's generator (determinizations, expansion order, rollouts).
+        iterations: search iterations per decision (default: the game's
+            ``ISMCTS_HOOKS.defaults`` or :data:`DEFAULT_ITERATIONS`).
+        seconds: wall-clock budget per decision instead of ``iterations``
+            (not reproducible run to run).
+        c: UCB exploration constant.
+        rollout: ``"auto"`` (the game's fast policy if it has one), ``"random"``.
+        max_rollout_steps: rollout length cap (default: the game's hooks, else
+            :data:`DEFAULT_MAX_ROLLOUT_STEPS`).
+        opponents: ``"tree"``: other seats' moves are tree nodes too (plain
+            SO-ISMCTS); ``"policy"``: other seats play the rollout policy inside
+            the tree as well, so every iteration refines the bot's own choices
+            against a sensible opponent model; ``"auto"``: ``"policy"`` when the
+            game has a fast policy, else ``"tree"``.
+        prior_bias: progressive-bias weight on the root move of the game's
+            ``prior`` hook (0 turns it off).
+    """
+
+    name = "ismcts"
+
+    def __init__(self, seed: int | None = None, iterations: int | None = None,
+                 seconds: float | None = None, c: float = DEFAULT_EXPLORATION,
+                 rollout: str = "auto", max_rollout_steps: int | None = None,
+                 opponents: str = "auto", prior_bias: float = DEFAULT_PRIOR_BIAS,
+                 game_name: str | None = None):
+        super().__init__(seed)
+        if iterations is not None and int(iterations) < 1:
+            raise ValueError(f"iterations {iterations!r} must be >= 1")
+        if seconds is not None and not float(seconds) > 0:
+            raise ValueError(f"seconds {seconds!r} must be > 0")
+        if rollout not in ("auto", "random"):
+            raise ValueError(f"rollout {rollout!r} must be 'auto' or 'random'")
+        if opponents not in ("auto", "tree", "policy"):
+            raise ValueError(f"opponents {opponents!r} must be 'auto', 'tree' or 'policy'")
+        if not float(c) >= 0:
+            raise ValueError(f"c {c!r} must be >= 0")
+        if max_rollout_steps is not None and int(max_rollout_steps) < 0:
+            raise ValueError(f"max_rollout_steps {max_rollout_steps!r} must be >= 0")
+        self.iterations = None if iterations is None else int(iterations)
+        self.seconds = None if seconds is None else float(seconds)
+        self.c = float(c)
+        self.rollout_mode = rollout
+        self.max_rollout_steps = None if max_rollout_steps is None else int(max_rollout_steps)
+        self.opponents = opponents
+        self.prior_bias = float(prior_bias)
+        self.game_name = game_name
+
+    def __repr__(self) -> str:
+        budget = f"seconds={self.seconds}" if self.seconds else f"iterations={self.iterations}"
+        return f"IsmctsBot({budget}, c={self.c}, rollout={self.rollout_mode!r})"
+
+    def _hooks(self, game: Game) -> GameHooks:
+        return game_hooks(self.game_name or game.name)
+
+    def act(self, game: Game, state: Any, seat: int) -> int:
+        """The most visited root action after the search."""
+        return self.search(game, state, seat)[0]
+
+    def explain(self, game: Game, state: Any, seat: int) -> tuple[int, str]:
+        """The chosen action and its visit share and estimated win share."""
+        action, stats, n_iter = self.search(game, state, seat)
+        if not stats:
+            return action, "only legal action"
+        visits, total = stats[action]
+        return action, (f"{visits}/{n_iter} visits, estimated win share "
+                        f"{total / max(visits, 1):.2f}")
+
+    def search(self, game: Game, state: Any, seat: int) -> tuple[int, dict[int, tuple[int, float]], int]:
+        """Run the search; return (action, {action: (visits, total utility)}, iterations run)."""
+        legal = game.legal_actions(state)
+        if not legal:
+            raise ValueError("the game is over: no action to choose")
+        if game.current_seat(state) != seat:
+            raise ValueError(f"seat {seat} is not the seat to act ({game.current_seat(state)})")
+        if len(legal) == 1:
+            return legal[0], {}, 0
+        hooks = self._hooks(game)
+        policy = hooks.rollout if self.rollout_mode == "auto" else None
+        evaluate = hooks.evaluate
+        limit = self.max_rollout_steps
+        if limit is None:
+            limit = int(hooks.defaults.get("max_rollout_steps", DEFAULT_MAX_ROLLOUT_STEPS))
+        model = self.opponents == "policy" or (self.opponents == "auto" and hooks.rollout is not None)
+        opp_policy = (hooks.rollout or _random_action) if model else None
+        iterations = self.iterations
+        if iterations is None and self.seconds is None:
+            iterations = int(hooks.defaults.get("iterations", DEFAULT_ITERATIONS))
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        root = _Node()
+        if hooks.prior is not None and self.prior_bias > 0:
+            root.prior = hooks.prior(game, state, seat)
+            root.bias = self.prior_bias
+        rng = self.rng
+        c = self.c
+        n = 0
+        while True:
+            if iterations is not None and n >= iterations:
+                break
+            if deadline is not None and n > 0 and time.perf_counter() >= deadline:
+                break
+            self._iterate(game, state, seat, root, rng, c, policy, evaluate, opp_policy, limit)
+            n += 1
+        stats = {a: (e[0], e[2]) for (s, a), e in root.edges.items() if s == seat}
+        # Most visited, ties to the higher mean then the lower id: deterministic.
+        # (Progressive bias makes the prior's move the most visited unless others prove better.)
+        best = max(legal, key=lambda a: (stats.get(a, (0, 0.0))[0],
+                                         stats.get(a, (0, 0.0))[1] / max(stats.get(a, (1, 0.0))[0], 1),
+                                         -a))
+        return best, stats, n
+
+    def _iterate(self, game: Game, root_state: Any, me: int, root: _Node,
+                 rng: np.random.Generator, c: float, policy: Any, evaluate: Any,
+                 opp_policy: Any, limit: int) -> None:
+        state = game.determinize(root_state, me, rng)
+        node = root
+        path: list[list[Any]] = []
+        movers: list[int] = []
+        # Selection and expansion.
+        while not game.is_over(state):
+            mover = game.current_seat(state)
+            if opp_policy is not None and mover != me:
+                game.apply(state, opp_policy(game, state, rng))
+                continue
+            legal = game.legal_actions(state)
+            edges = node.edges
+            untried = [a for a in legal if (mover, a) not in edges]
+            for a in legal:
+                e = edges.get((mover, a))
+                if e is not None:
+                    e[1] += 1
+            if untried:
+                a = untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
+                edge = [0, 1, 0.0, _Node()]
+                edges[(mover, a)] = edge
+                game.apply(state, a)
+                path.append(edge)
+                movers.append(mover)
+                break
+            best_edge = None
+            best_a = -1
+            best_u = -math.inf
+            prior = node.prior
+            for a in legal:
+                e = edges[(mover, a)]
+                u = e[2] / e[0] + c * math.sqrt(math.log(e[1]) / e[0])
+                if a == prior:
+                    u += node.bias / (e[0] + 1)
+                if u > best_u:
+                    best_u, best_edge, best_a = u, e, a
+            game.apply(state, best_a)
+            path.append(best_edge)
+            movers.append(mover)
+            node = best_edge[3]
+        # Rollout.
+        steps = 0
+        while not game.is_over(state) and steps < limit:
+            if policy is not None:
+                a = policy(game, state, rng)
+            else:
+                legal = game.legal_actions(state)
+                a = legal[int(rng.integers(len(legal)))]
+            game.apply(state, a)
+            steps += 1
+        if game.is_over(state):
+            util = win_shares(game.returns(state))
+        elif evaluate is not None:
+            util = list(evaluate(game, state))
+        else:
+            util = [1.0 / game.num_players] * game.num_players
+        for edge, mover in zip(path, movers, strict=True):
+            edge[0] += 1
+            edge[2] += util[mover]

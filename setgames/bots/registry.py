@@ -1,0 +1,88 @@
+"""Bots by name: ``make_bot("greedy", "tethsi", seed=1)``.
+
+Three strengths for every game: ``random`` (uniform legal), ``greedy``
+(a rule-based player per game, in ``greedy_<game>.py``) and ``ismcts``
+(information-set MCTS, any game). A bot *spec* is a name with options,
+written ``"ismcts:iterations=400,c=0.5"`` on the command line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from setgames.bots.base import Bot, RandomBot
+from setgames.bots.ismcts import IsmctsBot
+
+__all__ = ["BOT_NAMES", "GREEDY_BOTS", "make_bot", "parse_bot_spec"]
+
+BOT_NAMES = ("random", "greedy", "ismcts")
+
+GREEDY_BOTS = {
+    "tethsi": ("setgames.bots.greedy_tethsi", "GreedyTetHsiBot"),
+    "bharg": ("setgames.bots.greedy_bharg", "GreedyBhargBot"),
+    "tusac": ("setgames.bots.greedy_tusac", "GreedyTuSacBot"),
+}
+
+
+def greedy_class(game_name: str) -> type[Bot]:
+    """The greedy bot class of game ``game_name``."""
+    try:
+        mod, cls = GREEDY_BOTS[game_name]
+    except KeyError:
+        raise ValueError(f"no greedy bot for game {game_name!r}; greedy bots exist for "
+                         f"{', '.join(GREEDY_BOTS)}") from None
+    return getattr(importlib.import_module(mod), cls)
+
+
+def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any) -> Bot:
+    """A fresh bot ``name`` for game ``game_name`` seeded with ``seed``.
+
+    Raises:
+        ValueError: an unknown bot name, an unknown option or a bad option value.
+
+    >>> make_bot("random", "tethsi", seed=0).name
+    'random'
+    """
+    if name == "random":
+        cls: type[Bot] = RandomBot
+    elif name == "greedy":
+        cls = greedy_class(game_name)
+    elif name == "ismcts":
+        try:
+            return IsmctsBot(seed, game_name=game_name, **options)
+        except TypeError as exc:
+            raise ValueError(f"bad option for bot 'ismcts': {exc}") from None
+    else:
+        raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
+    try:
+        return cls(seed, **options)
+    except TypeError as exc:
+        raise ValueError(f"bad option for bot {name!r}: {exc}") from None
+
+
+def _parse_value(text: str) -> Any:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_bot_spec(text: str) -> tuple[str, dict[str, Any]]:
+    """``"ismcts:iterations=400,c=0.5"`` -> ``("ismcts", {"iterations": 400, "c": 0.5})``.
+
+    >>> parse_bot_spec("ismcts:iterations=50,rollout=random")
+    ('ismcts', {'iterations': 50, 'rollout': 'random'})
+    """
+    name, _, rest = text.strip().partition(":")
+    if name not in BOT_NAMES:
+        raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"bad bot option {item!r} in {text!r}; write name:key=value,key=value")
+        options[key.strip()] = _parse_value(value.strip())
+    return name, options

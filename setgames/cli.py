@@ -1,0 +1,302 @@
+"""The ``setgames`` command line: ``setgames arena | replay | bench | play``.
+
+Subcommands live in :data:`COMMANDS`; a new one (``play``, ...) is one
+:func:`register_command` call with a function that adds its arguments and
+one that runs it and returns the exit status.
+
+Errors the user can fix (an unknown game or bot, a player count the game
+does not allow, a corrupt record or one from another game version, a file
+that cannot be read) end with one line on stderr, ``setgames: error: ...``,
+and exit status 2; never a traceback. Ctrl-C during an arena keeps and
+saves the games already finished and exits with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["COMMANDS", "Command", "main", "register_command"]
+
+DEFAULT_OUT = "arena-results"  # directory the arena writes its results to
+DEFAULT_GAMES_PER_PAIRING = 6  # a short arena: about a minute for all three games on 2 cores
+DEFAULT_BOTS = ("random", "greedy", "ismcts")
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """A problem the user can fix, reported as one line."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its help line, its argument setup and its action."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def register_command(name: str, help: str, add_arguments: Callable[[argparse.ArgumentParser], None],
+                     run: Callable[[argparse.Namespace], int]) -> None:
+    """Add (or replace) subcommand ``name``."""
+    COMMANDS[name] = Command(name, help, add_arguments, run)
+
+
+# ---------------------------------------------------------------- arena
+def split_bot_specs(items: Sequence[str]) -> list[str]:
+    """Bot specs from the command line: ``random greedy`` or ``random,greedy``;
+    ``key=value`` pieces after a comma belong to the bot before them.
+
+    >>> split_bot_specs(["random,ismcts:iterations=50,c=0.5", "greedy"])
+    ['random', 'ismcts:iterations=50,c=0.5', 'greedy']
+    """
+    out: list[str] = []
+    for item in items:
+        for token in item.split(","):
+            token = token.strip()
+            if not token:
+                continue
+            if "=" in token and ":" not in token and out:
+                out[-1] += ("," if ":" in out[-1] and not out[-1].endswith(":") else "") + token
+            else:
+                out.append(token)
+    return out
+
+
+def _parse_config(items: Sequence[str]) -> dict[str, Any]:
+    from setgames.bots.registry import _parse_value
+
+    config: dict[str, Any] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UsageError(f"bad --config {item!r}; write key=value")
+        low = value.lower()
+        config[key] = {"true": True, "false": False, "none": None}.get(low, _parse_value(value))
+    return config
+
+
+def _build_game(cls: type, name: str, config: dict[str, Any]) -> Any:
+    try:
+        return cls(**config)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"bad config for {name}: {exc}") from None
+
+
+def _arena_game(name: str, config: dict[str, Any], players: int | None) -> Any:
+    from setgames.arena import ArenaGame
+    from setgames.registry import game_class
+
+    cls = game_class(name)
+    if players is None:
+        _build_game(cls, name, config)
+        return ArenaGame.of(name, **config)
+    if "num_players" not in inspect.signature(cls).parameters:
+        game = _build_game(cls, name, config)
+        if game.num_players != players:
+            raise UsageError(f"{name} is played by {game.num_players} players, not {players}")
+        return ArenaGame.of(name, **config)
+    try:
+        cls(**config, num_players=players)
+    except ValueError as exc:
+        raise UsageError(f"{name} does not allow {players} players: {exc}") from None
+    except TypeError as exc:
+        raise UsageError(f"bad config for {name}: {exc}") from None
+    return ArenaGame.of(name, **config, num_players=players)
+
+
+def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", dest="game", action="append", metavar="NAME",
+                   help="game(s) to play, comma-separated or repeated (default: all three)")
+    p.add_argument("--bots", nargs="+", metavar="BOT",
+                   help="bots, e.g. random greedy ismcts:iterations=100 (default: random greedy ismcts)")
+    p.add_argument("--games", type=int, default=DEFAULT_GAMES_PER_PAIRING, metavar="N",
+                   help=f"games per pairing and game, rounded up to whole duplicate deals "
+                        f"(default {DEFAULT_GAMES_PER_PAIRING})")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes (default: the number of cores, at most 4)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                   help=f"directory for results.json and records.jsonl (default ./{DEFAULT_OUT})")
+    p.add_argument("--players", type=int, default=None, metavar="N",
+                   help="player count, for games that allow several")
+    p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="game config option (repeatable)")
+    p.add_argument("--plot", action="store_true", help="also save ratings.png (needs setgames[plot])")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="force the progress bar on (default: when stderr is a terminal)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+
+def _run_arena(args: argparse.Namespace) -> int:
+    from setgames.arena import RESULTS_FILE, BotSpec, format_results, run_arena
+    from setgames.records import RECORDS_FILE
+    from setgames.registry import GAME_NAMES
+
+    names: list[str] = []
+    for item in args.game or [",".join(GAME_NAMES)]:
+        names += [x.strip() for x in item.split(",") if x.strip()]
+    for n in names:
+        if n not in GAME_NAMES:
+            raise UsageError(f"unknown game {n!r}; choose from {', '.join(GAME_NAMES)}")
+    if args.players is not None and args.players < 1:
+        raise UsageError(f"--players {args.players} must be a positive number")
+    if args.games < 1:
+        raise UsageError(f"--games {args.games} must be >= 1")
+    workers = args.workers if args.workers is not None else max(1, min(4, os.cpu_count() or 1))
+    if workers < 1:
+        raise UsageError(f"--workers {workers} must be >= 1")
+    if args.seed < 0:
+        raise UsageError(f"--seed {args.seed} must be >= 0")
+    config = _parse_config(args.config)
+    games = [_arena_game(n, config, args.players) for n in names]
+    bots = [BotSpec.parse(s) for s in split_bot_specs(args.bots or DEFAULT_BOTS)]
+    out = Path(args.out)
+    results = run_arena(games, bots, games_per_pairing=args.games, seed=args.seed, workers=workers,
+                        out=out, progress=args.progress)
+    print(format_results(results))
+    print(f"\nSaved {out / RESULTS_FILE} and {out / RECORDS_FILE} "
+          f"(replay a game: setgames replay {out / RECORDS_FILE} --index 0)")
+    if args.plot:
+        from setgames.arena.plot import PLOT_FILE, plot_ratings
+
+        try:
+            print(f"Saved {plot_ratings(results, out / PLOT_FILE)}")
+        except ImportError as exc:
+            raise UsageError(str(exc)) from None
+    return EXIT_INTERRUPTED if results["interrupted"] else 0
+
+
+# ---------------------------------------------------------------- replay
+def _add_replay_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a records file (one JSON record per line)")
+    p.add_argument("--index", type=int, default=0, metavar="K",
+                   help="which record to render step by step (default 0, the first)")
+    p.add_argument("--seat", type=int, default=None, metavar="S",
+                   help="show only what seat S could see (default: everything)")
+    p.add_argument("--check", action="store_true",
+                   help="only re-simulate and check every record; render nothing")
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from setgames.records import load_records, render_replay, replay
+
+    records = load_records(args.file)
+    for i, rec in enumerate(records):
+        try:
+            replay(rec)
+        except ValueError as exc:
+            raise UsageError(f"{args.file}: record {i}: {exc}") from None
+    if not args.check:
+        if not 0 <= args.index < len(records):
+            raise UsageError(f"--index {args.index} is out of range: the file has {len(records)} records")
+        rec = records[args.index]
+        if args.seat is not None and not 0 <= args.seat < len(rec.get("seats") or [0] * 99):
+            raise UsageError(f"--seat {args.seat} is not a seat of this game")
+        for block in render_replay(rec, seat=args.seat):
+            print(block)
+            print()
+    print(f"replayed {len(records)} record(s) from {args.file}: every outcome matches")
+    return 0
+
+
+# ---------------------------------------------------------------- bench
+def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bench_args", nargs=argparse.REMAINDER, help="arguments for the benchmarks")
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    try:
+        bench = importlib.import_module("setgames.bench")
+    except ModuleNotFoundError as exc:
+        if exc.name in ("setgames.bench",):
+            raise UsageError("the benchmarks are not installed in this copy of setgames "
+                             "(no setgames.bench module)") from None
+        raise
+    if not callable(getattr(bench, "main", None)):
+        raise UsageError("setgames.bench has no main() yet: the benchmarks are not finished in this copy")
+    status = bench.main(list(args.bench_args))
+    return int(status or 0)
+
+
+# ---------------------------------------------------------------- play
+def _add_play_arguments(p: argparse.ArgumentParser) -> None:
+    from setgames.play import add_arguments
+
+    add_arguments(p)
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    from setgames.play import run
+
+    return run(args)
+
+
+register_command("arena", "round robin of bots on the games, with a results table",
+                 _add_arena_arguments, _run_arena)
+register_command("replay", "re-simulate a game record, check it and show it step by step",
+                 _add_replay_arguments, _run_replay)
+register_command("bench", "run the throughput benchmarks", _add_bench_arguments, _run_bench)
+register_command("play", "play against the bots in a terminal: hints, undo/redo, save/load, watch",
+                 _add_play_arguments, _run_play)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every registered subcommand."""
+    parser = _Parser(prog="setgames", allow_abbrev=False,
+                     description="Bots, arena and game records for the setgames card games "
+                                 "(Tet Hsi, Bharg, Tu Sac).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for cmd in COMMANDS.values():
+        sp = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
+        cmd.add_arguments(sp)
+        sp.set_defaults(_run=cmd.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``setgames``; returns the exit status (also when run as a script)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(None if argv is None else list(argv))
+        if args.command is None:
+            parser.print_help()
+            return EXIT_USAGE
+        return int(args._run(args) or 0)
+    except UsageError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        print("setgames: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (ValueError, OSError, ImportError, RuntimeError) as exc:
+        return _fail(str(exc) or type(exc).__name__)
+
+
+def _fail(message: str) -> int:
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    print(f"setgames: error: {message.splitlines()[0] if message else 'failed'}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""Bots: legal play, own-seat information only, reproducibility, the registry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from setgames.bots import BOT_NAMES, IsmctsBot, RandomBot, make_bot, parse_bot_spec
+from setgames.bots.ismcts import win_shares
+from setgames.game import rng_from_seed
+from setgames.registry import GAME_NAMES, make_game
+from setgames.testing import global_rng_untouched
+from tests.setgames.arena.toy_multi import MultiToyGame
+from tests.setgames.bots.helpers import available_games
+from tests.setgames.toy_game import ToyGame, ToyState
+
+FAST = {"ismcts": {"iterations": 12, "max_rollout_steps": 60}}  # cheap search for long runs
+
+
+def _bot(name: str, game_name: str, seed: int):
+    try:
+        return make_bot(name, game_name, seed, **FAST.get(name, {}))
+    except ModuleNotFoundError:
+        pytest.skip(f"{name} bot for {game_name} not written yet")
+
+
+def _real_game(name: str):
+    if name not in available_games():
+        pytest.skip(f"{name} rules not on disk yet")
+    return make_game(name)
+
+
+def _play(game, bots, seed: int, max_steps: int = 20_000) -> int:
+    """Play one game with ``bots`` (one per seat); check every chosen action is legal."""
+    state = game.new_state(rng_from_seed(seed))
+    steps = 0
+    while not game.is_over(state):
+        seat = game.current_seat(state)
+        legal = game.legal_actions(state)
+        before = game.to_json(state)
+        a = bots[seat].act(game, state, seat)
+        assert a in legal, f"seed {seed} step {steps}: {bots[seat]!r} chose illegal {a} (legal {legal})"
+        assert game.to_json(state) == before, f"{bots[seat]!r} changed the state it was shown"
+        game.apply(state, a)
+        steps += 1
+        assert steps < max_steps
+    return steps
+
+
+@pytest.mark.parametrize("name", ["random", "ismcts"])
+def test_bots_only_choose_legal_actions_on_toy_games(name):
+    for game in (ToyGame(), MultiToyGame(3), MultiToyGame(4)):
+        for seed in range(15):
+            bots = [make_bot(name, game.name, seed * 10 + s) for s in range(game.num_players)]
+            _play(game, bots, seed)
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bots_only_choose_legal_actions_over_long_runs(game_name, name):
+    game = _real_game(game_name)
+    games = {"random": 12, "greedy": 12, "ismcts": 2}[name]
+    total = 0
+    for seed in range(games):
+        # The bot under test in every seat, then against random players.
+        bots = [_bot(name, game_name, seed * 7 + s) for s in range(game.num_players)]
+        total += _play(game, bots, seed)
+        mixed = [bots[0]] + [RandomBot(seed + s) for s in range(1, game.num_players)]
+        total += _play(game, mixed, 1000 + seed)
+    assert total > 0
+
+
+def _hidden_twins(game, seed: int, steps: int, seat_choice: int = 0):
+    """A mid-game state and a twin re-dealt from the acting seat's view."""
+    state = game.new_state(rng_from_seed(seed))
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if game.is_over(state):
+            break
+        legal = game.legal_actions(state)
+        game.apply(state, legal[int(rng.integers(len(legal)))])
+    if game.is_over(state):
+        return None
+    seat = game.current_seat(state)
+    for k in range(50):
+        twin = game.determinize(state, seat, np.random.default_rng(1000 + k))
+        if game.to_json(twin) != game.to_json(state):
+            return state, twin, seat
+    return None
+
+
+def test_ismcts_sees_only_its_seat_on_toy_game():
+    game = ToyGame()
+    for pile in range(2, 9):
+        state = ToyState(pile, [1, 2], seat=0)
+        twin = ToyState(pile, [1, 3], seat=0)  # differs only in the opponent's hidden card
+        assert make_bot("ismcts", "toy", 5).act(game, state, 0) == make_bot("ismcts", "toy", 5).act(
+            game, twin, 0)
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bots_act_identically_on_states_differing_only_in_hidden_cards(game_name, name):
+    game = _real_game(game_name)
+    checked = 0
+    for seed in range(6):
+        for steps in (0, 7, 23):
+            found = _hidden_twins(game, seed, steps)
+            if found is None:
+                continue
+            state, twin, seat = found
+            a = _bot(name, game_name, 99).act(game, state, seat)
+            b = _bot(name, game_name, 99).act(game, twin, seat)
+            assert a == b, f"seed {seed} step {steps}: {name} acts on hidden cards ({a} vs {b})"
+            checked += 1
+    assert checked > 0
+
+
+def test_ismcts_takes_the_winning_move_in_the_toy_game():
+    # Hand-worked: with 2 tokens, take 2 wins; with 4, take 1 leaves 3, a lost pile for the opponent.
+    game = ToyGame()
+    assert make_bot("ismcts", "toy", 0, iterations=200).act(game, ToyState(2, [0, 0]), 0) == 1
+    assert make_bot("ismcts", "toy", 0, iterations=400).act(game, ToyState(4, [0, 0]), 0) == 0
+    assert make_bot("ismcts", "toy", 0, iterations=400).act(game, ToyState(5, [0, 0], seat=1), 1) == 1
+
+
+def test_ismcts_multiplayer_returns_credit_the_mover():
+    # 3 players, pile 2, seat 0 to move: take 2 wins at once; take 1 lets seat 1 win.
+    game = MultiToyGame(3)
+    state = game.new_state(rng_from_seed(0))
+    state.pile = 2
+    assert make_bot("ismcts", "toy_multi", 1, iterations=100).act(game, state, 0) == 1
+
+
+def test_same_seed_same_choices_and_global_rng_untouched():
+    game = ToyGame()
+    with global_rng_untouched():
+        for name in ("random", "ismcts"):
+            runs = []
+            for _ in range(2):
+                bots = [make_bot(name, "toy", 3), make_bot(name, "toy", 4)]
+                state = game.new_state(rng_from_seed(11))
+                seq = []
+                while not game.is_over(state):
+                    s = game.current_seat(state)
+                    a = bots[s].act(game, state, s)
+                    seq.append(a)
+                    game.apply(state, a)
+                runs.append(seq)
+            assert runs[0] == runs[1]
+
+
+def test_reset_reseeds_the_bot():
+    game = ToyGame()
+    bot = make_bot("random", "toy", 1)
+    first = [bot.act(game, ToyState(9, [0, 0]), 0) for _ in range(20)]
+    bot.reset(1)
+    assert [bot.act(game, ToyState(9, [0, 0]), 0) for _ in range(20)] == first
+
+
+def test_ismcts_seconds_budget_and_explain():
+    game = ToyGame()
+    bot = make_bot("ismcts", "toy", 0, seconds=0.01)
+    action, reason = bot.explain(game, ToyState(7, [0, 0]), 0)
+    assert action in (0, 1) and "visits" in reason
+    assert bot.explain(game, ToyState(1, [0, 0]), 0) == (0, "only legal action")
+
+
+def test_ismcts_refuses_a_finished_game_or_the_wrong_seat():
+    game = ToyGame()
+    with pytest.raises(ValueError, match="over"):
+        IsmctsBot(0).act(game, ToyState(0, [0, 0], winner=0), 0)
+    with pytest.raises(ValueError, match="seat 1"):
+        IsmctsBot(0).act(game, ToyState(5, [0, 0], seat=0), 1)
+
+
+def test_win_shares_split_ties():
+    assert win_shares([2.0, -1.0, -1.0]) == [1.0, 0.0, 0.0]
+    assert win_shares([0.0, 0.0, 0.0, 0.0]) == [0.25] * 4
+    assert win_shares([4.0, 4.0, -8.0]) == [0.5, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("bad, match", [
+    (("nope", "toy"), "unknown bot 'nope'"),
+    (("greedy", "toy"), "no greedy bot for game 'toy'"),
+])
+def test_make_bot_rejects_unknown_names(bad, match):
+    with pytest.raises(ValueError, match=match):
+        make_bot(*bad)
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"iterations": 0}, "iterations 0"),
+    ({"rollout": "magic"}, "rollout 'magic'"),
+    ({"depth": 3}, "bad option for bot 'ismcts'"),
+    ({"seconds": -1}, "seconds -1"),
+])
+def test_make_bot_rejects_bad_options(options, match):
+    with pytest.raises(ValueError, match=match):
+        make_bot("ismcts", "toy", 0, **options)
+    with pytest.raises(ValueError, match="bad option for bot 'random'"):
+        make_bot("random", "toy", 0, depth=3)
+
+
+def test_parse_bot_spec():
+    assert parse_bot_spec("random") == ("random", {})
+    assert parse_bot_spec("ismcts:iterations=50,c=0.5,rollout=random") == (
+        "ismcts", {"iterations": 50, "c": 0.5, "rollout": "random"})
+    with pytest.raises(ValueError, match="bad bot option 'x'"):
+        parse_bot_spec("ismcts:x")
+    with pytest.raises(ValueError, match="unknown bot 'alpha'"):
+        parse_bot_spec("alpha:x=1")
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_determinize_depends_only_on_the_seats_information(game_name):
+    # Search bots re-deal with determinize; if its result depended on where the hidden cards
+    # really are (e.g. shuffling them in their current order), the bot would act on them.
+    game = _real_game(game_name)
+    checked = 0
+    for seed in range(6):
+        for steps in (0, 9):
+            found = _hidden_twins(game, seed, steps)
+            if found is None:
+                continue
+            state, twin, seat = found
+            for k in range(3):
+                a = game.determinize(state, seat, np.random.default_rng(k))
+                b = game.determinize(twin, seat, np.random.default_rng(k))
+                assert game.to_json(a) == game.to_json(b), (
+                    f"seed {seed} step {steps}: determinize depends on the hidden cards")
+            checked += 1
+    assert checked > 0
