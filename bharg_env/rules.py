@@ -1,0 +1,562 @@
+"""Bharg rules: a pure rules layer (no PettingZoo), for 2 or 3 players.
+
+Rules summary (``bharg-rules.txt``; ``RULINGS.md`` section 3 wins where they differ):
+
+- Deck: the 36 standard Decktet cards, plus the Excuse and/or the four Pawns
+  when enabled, plus the four Courts (our extra option: three suits, value 10,
+  like a Pawn). Card ids as in ``RULINGS.md`` section 1.
+- Deal: 7 cards each with 2 players, 6 with 3. Then cards are turned face up:
+  an Ace starts (or goes on) the Ace Pile and the next card is turned; the
+  first non-Ace starts the discard pile.
+- Turn: **draw** the top card of the deck or of the discard pile, then
+  **discard** one card of the hand (the card just drawn is allowed). A
+  discarded Ace goes on the Ace Pile, any other card on the discard pile.
+- Bound: see :mod:`setgames.kernels.bharg` (disjoint sets of >= 3 cards showing
+  each suit once; a card sharing a suit with the Ace Pile's top card; the
+  Excuse). Win: every card of your hand bound after your discard (so never
+  before discarding; discarding an Ace can change what is bound).
+- Scoring: the winner scores, from each opponent, the value of that opponent's
+  unbound cards under the opponent's best arrangement (lowest unbound value).
+- Empty deck (any player count): when a player draws from an empty deck, all
+  but the top card of the discard pile and all but the top card of the Ace
+  Pile are shuffled into a new deck. If that leaves no card, drawing from the
+  deck is not legal.
+- Turn limit: after ``max_turns`` turns a round ends as a draw scoring 0 (a
+  PettingZoo truncation).
+- Match play (``target_score``): rounds repeat, the first player moving one
+  seat on each round, until someone's score reaches the target.
+
+Choices where the texts are silent (each a documented constant or option, and
+listed in ``bharg_env/README.md``):
+
+- Seat ``(round - 1) % n`` plays first in round ``round`` (``player_0`` in the
+  first round); "the deal passes to the next player" moves the first player.
+- The reshuffle happens when a player chooses to draw from the empty deck.
+- A round ends only by the discarder's win; other players' hands are not
+  checked when an Ace changes the Ace Pile.
+- A truncated round ends the episode, also in match play (completed rounds'
+  rewards stand; the match has no winner).
+- ``reward="win"``: +1 to the winner of the episode (the round, or the match
+  in match play), and -1/(n-1) to each other player (-1 with 2 players,
+  -1/2 with 3), so rewards stay zero-sum; 0 to all on a truncation.
+- All randomness after the first deal (reshuffles, later deals) comes from a
+  seed kept in the state and a counter, so :meth:`BhargGame.apply` is
+  deterministic and clone/JSON exact; ``determinize`` draws a new seed too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from setgames.actions import ActionBlock, ActionLayout
+from setgames.cards import (
+    COURT_IDS,
+    DECKTET_NAMES,
+    DECKTET_SHORT,
+    EXCUSE_ID,
+    NUM_DECKTET,
+    NUM_STANDARD,
+    PAWN_IDS,
+    card_from_name,
+)
+from setgames.game import Game
+from setgames.kernels.bharg import all_bound_trusted, evaluate
+from setgames.spec import Feature, ObsSpec
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "HAND_SIZES",
+    "OBS_SPEC",
+    "REWARD_MODES",
+    "BhargConfig",
+    "BhargGame",
+    "BhargState",
+    "Phase",
+    "make_layout",
+]
+
+HAND_SIZES = {2: 7, 3: 6}  # players -> cards dealt to each
+DEFAULT_MAX_TURNS = 200  # turns (draw + discard) before a round ends as a truncated draw
+REWARD_MODES = ("score", "win")
+MAX_TARGET = 127  # largest target_score (scores are observed as int8, capped at the target)
+NUM_ACES = 6  # Ace ids 0..5, one per suit
+DRAW_DECK, TAKE_DISCARD, DISCARD0 = 0, 1, 2  # action ids: draw, take, discard card c = 2 + c
+_SEED_BOUND = 2**63
+
+
+class Phase(IntEnum):
+    """The pending decision of the seat to act."""
+
+    DRAW = 0
+    DISCARD = 1
+    OVER = 2
+
+
+@dataclass(frozen=True)
+class BhargConfig:
+    """Bharg options (see ``bharg_env/README.md``).
+
+    Attributes:
+        num_players: 2 (hands of 7) or 3 (hands of 6).
+        excuse: add the Excuse (always bound, value 0).
+        pawns: add the four Pawns (three suits, value 10).
+        courts: add the four Courts (our option; like Pawns).
+        target_score: None for one round; else match play until a score reaches it.
+        max_turns: turns in a round before it ends as a truncated draw.
+        reward: ``"score"`` (points per round, zero-sum) or ``"win"`` (+1 / -1/(n-1)).
+    """
+
+    num_players: int = 2
+    excuse: bool = False
+    pawns: bool = False
+    courts: bool = False
+    target_score: int | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+    reward: str = "score"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.num_players, bool) or self.num_players not in HAND_SIZES:
+            raise ValueError(f"num_players {self.num_players!r} must be 2 or 3")
+        for name in ("excuse", "pawns", "courts"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} {getattr(self, name)!r} must be True or False")
+        t = self.target_score
+        if t is not None and (isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= MAX_TARGET):
+            raise ValueError(f"target_score {t!r} must be None or an integer 1..{MAX_TARGET}")
+        m = self.max_turns
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise ValueError(f"max_turns {m!r} must be a positive integer")
+        if self.reward not in REWARD_MODES:
+            raise ValueError(f"reward {self.reward!r} must be one of {REWARD_MODES}")
+
+    def deck(self) -> tuple[int, ...]:
+        """Card ids in play, ascending."""
+        cards = list(range(NUM_STANDARD))
+        if self.pawns:
+            cards += PAWN_IDS
+        if self.courts:
+            cards += COURT_IDS
+        if self.excuse:
+            cards.append(EXCUSE_ID)
+        return tuple(cards)
+
+
+@dataclass
+class BhargState:
+    """Everything about a Bharg game (a round, or a match of rounds).
+
+    Piles are lists with the top card last. ``known[s]`` holds the cards seat
+    ``s`` took from the discard pile and still holds (public). ``seed`` and
+    ``draws`` give every shuffle after the first deal.
+    """
+
+    hands: list[int]  # card bitmask per seat
+    known: list[int]  # cards each seat took from the discard pile and still holds
+    deck: list[int]  # draw pile, top last
+    discard: list[int]  # discard pile, top last
+    aces: list[int]  # Ace Pile, top last
+    discard_mask: int  # cards in the discard pile (derived from ``discard``, kept for speed)
+    seat: int  # seat to act
+    phase: int  # Phase value
+    turn: int  # turns completed in this round
+    round: int  # 1-based round number
+    scores: list[int]  # match scores
+    rewards: list[float]  # sum of rewards so far, per seat
+    seed: int  # source of the randomness of reshuffles and later deals
+    draws: int  # random draws taken from seed so far
+    winner: int = -1  # winner of the episode (-1: none yet, or a truncated draw)
+    reason: str = ""  # why the episode ended
+    truncated: bool = False
+    round_points: list[int] = field(default_factory=list)  # last finished round, per seat
+    events: list[tuple] = field(default_factory=list)  # public record
+
+
+def make_layout() -> ActionLayout:
+    """The action layout: draw from the deck, take the discard top, discard a card by id."""
+    return ActionLayout([
+        ActionBlock("draw", 1, lambda i: "draw deck", "draw the top card of the deck"),
+        ActionBlock("take", 1, lambda i: "take discard", "take the top card of the discard pile"),
+        ActionBlock("discard", NUM_DECKTET, lambda c: f"discard {DECKTET_NAMES[c]}",
+                    "discard card id `i - 2` (masked to the hand); an Ace goes on the Ace Pile"),
+    ])
+
+
+OBS_SPEC = ObsSpec([
+    Feature("hand", (NUM_DECKTET,), 1, "my cards, by card id"),
+    Feature("ace_top", (NUM_ACES,), 1, "top card of the Ace Pile, one-hot by Ace id (all 0: no Ace Pile)"),
+    Feature("ace_pile", (NUM_ACES,), 1, "Aces under the top of the Ace Pile"),
+    Feature("discard_top", (NUM_DECKTET,), 1, "top card of the discard pile, one-hot (all 0: empty)"),
+    Feature("discard_pile", (NUM_DECKTET,), 1, "cards under the top of the discard pile"),
+    Feature("opp_hand_size", (2,), 8,
+            "cards held by the next and the next-but-one player (0: no such player)"),
+    Feature("opp_known", (2, NUM_DECKTET), 1,
+            "cards the next / next-but-one player took from the discard pile and still holds"),
+    Feature("deck_size", (), NUM_DECKTET, "cards left in the deck"),
+    Feature("phase", (2,), 1, "pending decision, one-hot: [draw, discard] (all 0 once over)"),
+    Feature("to_act", (3,), 1, "who acts, one-hot: [me, next, next-but-one] (all 0 once over)"),
+    Feature("scores", (3,), MAX_TARGET,
+            "match scores of [me, next, next-but-one], capped at target_score (all 0 in one-round play)"),
+    Feature("turns_left", (), 127, "turns left before the round ends as a draw, capped at 127"),
+])
+_BITS8 = [bytes((b >> k) & 1 for k in range(8)) for b in range(256)]
+_BITS16 = [a + b for b in _BITS8 for a in _BITS8]  # 16-bit chunk -> its 16 0/1 bytes
+_BITS13 = [x[:13] for x in _BITS16[: 1 << 13]]
+_ONEHOT6 = [bytes(1 if i == c else 0 for i in range(NUM_ACES)) for c in range(NUM_ACES)]
+_ONEHOT45 = [bytes(1 if i == c else 0 for i in range(NUM_DECKTET)) for c in range(NUM_DECKTET)]
+_ZERO1, _ZERO3, _ZERO5, _ZERO12, _ZERO45, _ZERO90 = (bytes(k) for k in (1, 3, 5, 12, 45, 90))
+_BYTE = [bytes((i,)) for i in range(128)]
+# [phase][seat to act relative to the observer] -> the phase and to_act features
+_PHASE_TO_ACT = [[bytes([p == 0, p == 1, r == 0, r == 1, r == 2]) for r in range(3)] for p in range(2)]
+_DRAW, _DISCARD, _OVER = int(Phase.DRAW), int(Phase.DISCARD), int(Phase.OVER)  # plain ints: faster
+# Per byte of a hand: the discard action ids of its cards, ascending.
+_DISCARDS8 = [[[DISCARD0 + 8 * j + k for k in range(8) if b >> k & 1] for b in range(256)] for j in range(6)]
+
+
+def _mask(cards: list[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def _cards(m: int) -> list[int]:
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+class BhargGame(Game[BhargState]):
+    """Bharg under one config (see :class:`BhargConfig` for the options)."""
+
+    name = "bharg"
+    env_name = "bharg_v0"
+    version = 0
+
+    def __init__(self, num_players: int = 2, excuse: bool = False, pawns: bool = False,
+                 courts: bool = False, target_score: int | None = None,
+                 max_turns: int = DEFAULT_MAX_TURNS, reward: str = "score"):
+        self.config = BhargConfig(num_players, excuse, pawns, courts, target_score, max_turns, reward)
+        self.num_players = num_players
+        self.hand_size = HAND_SIZES[num_players]
+        self.deck_cards = self.config.deck()
+        self.layout = make_layout()
+        self.obs_spec = OBS_SPEC
+        self._target = target_score
+        # turns played -> the turns_left feature (turn never exceeds max_turns)
+        self._turns_left = [_BYTE[min(max_turns - t, 127)] for t in range(max_turns + 1)]
+        n = num_players
+        self._win_rewards = {w: tuple(1.0 if s == w else -1.0 / (n - 1) for s in range(n)) for w in range(n)}
+
+    # ------------------------------------------------------------- life cycle
+    def new_state(self, rng: np.random.Generator) -> BhargState:
+        """Deal round 1; ``rng`` gives the seed of every later shuffle too."""
+        n = self.num_players
+        state = BhargState(hands=[0] * n, known=[0] * n, deck=[], discard=[], aces=[], discard_mask=0, seat=0,
+                           phase=_DRAW, turn=0, round=1, scores=[0] * n, rewards=[0.0] * n,
+                           seed=int(rng.integers(_SEED_BOUND)), draws=0, round_points=[0] * n)
+        self._deal(state)
+        return state
+
+    def _rng(self, state: BhargState) -> np.random.Generator:
+        gen = np.random.Generator(np.random.PCG64([state.seed, state.draws]))
+        state.draws += 1
+        return gen
+
+    def _deal(self, state: BhargState) -> None:
+        n = self.num_players
+        first = (state.round - 1) % n
+        order = self._rng(state).permutation(len(self.deck_cards))
+        deck = [self.deck_cards[i] for i in order.tolist()]
+        hands = [0] * n
+        for _ in range(self.hand_size):
+            for k in range(n):
+                hands[(first + k) % n] |= 1 << deck.pop()
+        state.hands, state.known = hands, [0] * n
+        state.aces, state.discard = [], []
+        state.events.append(("deal", state.round, first))
+        while True:
+            c = deck.pop()
+            if c < NUM_ACES:
+                state.aces.append(c)
+                state.events.append(("ace_pile", c))
+            else:
+                state.discard.append(c)
+                state.discard_mask = 1 << c
+                state.events.append(("start_discard", c))
+                break
+        state.deck = deck
+        state.seat, state.phase, state.turn = first, _DRAW, 0
+
+    def current_seat(self, state: BhargState) -> int:
+        """Seat to act, -1 once over."""
+        return -1 if state.phase == _OVER else state.seat
+
+    def can_draw_deck(self, state: BhargState) -> bool:
+        """True when the deck, or the reshuffle it would trigger, has a card."""
+        return bool(state.deck) or len(state.discard) > 1 or len(state.aces) > 1
+
+    def legal_actions(self, state: BhargState) -> list[int]:
+        """Sorted legal action ids (empty once over)."""
+        if state.phase == _DISCARD:
+            h = state.hands[state.seat]
+            t = _DISCARDS8
+            return (t[0][h & 255] + t[1][h >> 8 & 255] + t[2][h >> 16 & 255] + t[3][h >> 24 & 255]
+                    + t[4][h >> 32 & 255] + t[5][h >> 40])
+        if state.phase == _OVER:
+            return []
+        out = []
+        if state.deck or len(state.discard) > 1 or len(state.aces) > 1:
+            out.append(DRAW_DECK)
+        if state.discard:
+            out.append(TAKE_DISCARD)
+        return out
+
+    def apply(self, state: BhargState, action: int) -> tuple[float, ...] | None:
+        """Play a legal ``action``; returns the rewards on a step that ends a round."""
+        seat = state.seat
+        if state.phase == _DRAW:
+            if action == DRAW_DECK:
+                if not state.deck:
+                    self._reshuffle(state)
+                state.hands[seat] |= 1 << state.deck.pop()
+                state.events.append(("draw", seat))
+            else:
+                card = state.discard.pop()
+                state.discard_mask ^= 1 << card
+                state.hands[seat] |= 1 << card
+                state.known[seat] |= 1 << card
+                state.events.append(("take", seat, card))
+            state.phase = _DISCARD
+            return None
+        card = action - DISCARD0
+        bit = 1 << card
+        hand = state.hands[seat] ^ bit
+        state.hands[seat] = hand
+        state.known[seat] &= ~bit
+        if card < NUM_ACES:
+            state.aces.append(card)
+        else:
+            state.discard.append(card)
+            state.discard_mask |= bit
+        state.events.append(("discard", seat, card))
+        if all_bound_trusted(hand, state.aces[-1] if state.aces else -1):
+            return self._end_round(state, seat)
+        state.turn += 1
+        if state.turn >= self.config.max_turns:
+            state.phase, state.truncated, state.reason = _OVER, True, "turn limit"
+            state.round_points = [0] * self.num_players
+            state.events.append(("turn_limit", state.round))
+            return (0.0,) * self.num_players
+        state.seat = (seat + 1) % self.num_players
+        state.phase = _DRAW
+        return None
+
+    def _reshuffle(self, state: BhargState) -> None:
+        cards = sorted(state.discard[:-1] + state.aces[:-1])
+        state.discard, state.aces = state.discard[-1:], state.aces[-1:]
+        state.discard_mask = _mask(state.discard)
+        order = self._rng(state).permutation(len(cards))
+        state.deck = [cards[i] for i in order.tolist()]
+        state.events.append(("reshuffle", len(cards)))
+
+    def conceded(self, state: BhargState, seat: int) -> int:
+        """Value of ``seat``'s unbound cards under their best arrangement."""
+        return evaluate(state.hands[seat], state.aces[-1] if state.aces else None).unbound_value
+
+    def _end_round(self, state: BhargState, winner: int) -> tuple[float, ...] | None:
+        n = self.num_players
+        lost = [0 if s == winner else self.conceded(state, s) for s in range(n)]
+        points = sum(lost)
+        state.round_points = [points if s == winner else -lost[s] for s in range(n)]
+        state.scores[winner] += points
+        state.events.append(("win", state.round, winner, points))
+        cfg = self.config
+        match_over = cfg.target_score is None or state.scores[winner] >= cfg.target_score
+        if cfg.reward == "score":
+            rewards: tuple[float, ...] | None = tuple(float(x) for x in state.round_points)
+        else:
+            rewards = self._win_rewards[winner] if match_over else None
+        if rewards is not None:
+            state.rewards = [a + b for a, b in zip(state.rewards, rewards, strict=True)]
+        if match_over:
+            state.phase, state.winner = _OVER, winner
+            state.reason = "all bound" if cfg.target_score is None else "target reached"
+        else:
+            state.round += 1
+            self._deal(state)
+        return rewards
+
+    def is_over(self, state: BhargState) -> bool:
+        """True once the round (or match) has ended."""
+        return state.phase == _OVER
+
+    def is_truncated(self, state: BhargState) -> bool:
+        """True when the turn limit ended the game."""
+        return state.truncated
+
+    def returns(self, state: BhargState) -> tuple[float, ...]:
+        """Sum of each seat's rewards so far."""
+        return tuple(state.rewards)
+
+    # ------------------------------------------------------------- observation
+    def observe(self, state: BhargState, seat: int) -> np.ndarray:
+        """``seat``'s view as a new int8 vector laid out by :data:`OBS_SPEC`."""
+        # One bytes concatenation of table pieces: the cheapest build measured here.
+        b16, b13 = _BITS16, _BITS13
+        h = state.hands[seat]
+        parts = [b16[h & 0xFFFF], b16[h >> 16 & 0xFFFF], b13[h >> 32]]
+        aces = state.aces
+        if aces:
+            under = 0
+            for c in aces[:-1]:
+                under |= 1 << c
+            parts += [_ONEHOT6[aces[-1]], _BITS8[under][:NUM_ACES]]
+        else:
+            parts.append(_ZERO12)
+        disc = state.discard
+        if disc:
+            m = state.discard_mask ^ (1 << disc[-1])
+            parts += [_ONEHOT45[disc[-1]], b16[m & 0xFFFF], b16[m >> 16 & 0xFFFF], b13[m >> 32]]
+        else:
+            parts.append(_ZERO90)
+        n = self.num_players
+        hands, known = state.hands, state.known
+        if n == 2:
+            other = 1 - seat
+            k = known[other]
+            parts += [_BYTE[hands[other].bit_count()], _ZERO1,
+                      b16[k & 0xFFFF], b16[k >> 16 & 0xFFFF], b13[k >> 32], _ZERO45]
+        else:
+            o1, o2 = (seat + 1) % 3, (seat + 2) % 3
+            k1, k2 = known[o1], known[o2]
+            parts += [_BYTE[hands[o1].bit_count()], _BYTE[hands[o2].bit_count()],
+                      b16[k1 & 0xFFFF], b16[k1 >> 16 & 0xFFFF], b13[k1 >> 32],
+                      b16[k2 & 0xFFFF], b16[k2 >> 16 & 0xFFFF], b13[k2 >> 32]]
+        phase = state.phase
+        parts.append(_BYTE[len(state.deck)])
+        parts.append(_PHASE_TO_ACT[phase][(state.seat - seat) % n] if phase != _OVER else _ZERO5)
+        target = self._target
+        if target is None:
+            parts.append(_ZERO3)
+        else:
+            sc = state.scores
+            parts.append(bytes([min(sc[(seat + j) % n], target) for j in range(n)] + [0] * (3 - n)))
+        parts.append(self._turns_left[state.turn])
+        return np.frombuffer(bytearray(b"".join(parts)), dtype=np.int8)
+
+    def outcome(self, state: BhargState) -> dict[str, Any]:
+        """Winner, reason, scores, last round's points and the rewards so far."""
+        return {
+            "winner": state.winner,
+            "reason": state.reason,
+            "truncated": state.truncated,
+            "round": state.round,
+            "scores": list(state.scores),
+            "round_points": list(state.round_points),
+            "returns": list(state.rewards),
+        }
+
+    # ------------------------------------------------------------- state tools
+    def clone(self, state: BhargState) -> BhargState:
+        """An independent copy."""
+        return BhargState(
+            list(state.hands), list(state.known), list(state.deck), list(state.discard),
+            list(state.aces), state.discard_mask, state.seat, state.phase, state.turn, state.round,
+            list(state.scores),
+            list(state.rewards), state.seed, state.draws, state.winner, state.reason,
+            state.truncated, list(state.round_points), list(state.events),
+        )
+
+    def to_json(self, state: BhargState) -> dict[str, Any]:
+        """JSON-able dict; :meth:`from_json` inverts it exactly."""
+        return {
+            "hands": list(state.hands), "known": list(state.known), "deck": list(state.deck),
+            "discard": list(state.discard), "aces": list(state.aces), "seat": state.seat,
+            "phase": int(state.phase), "turn": state.turn, "round": state.round,
+            "scores": list(state.scores), "rewards": list(state.rewards), "seed": state.seed,
+            "draws": state.draws, "winner": state.winner, "reason": state.reason,
+            "truncated": state.truncated, "round_points": list(state.round_points),
+            "events": [list(e) for e in state.events],
+        }
+
+    def from_json(self, data: dict[str, Any]) -> BhargState:
+        """Rebuild a state written by :meth:`to_json`."""
+        return BhargState(
+            [int(x) for x in data["hands"]], [int(x) for x in data["known"]], list(data["deck"]),
+            list(data["discard"]), list(data["aces"]), _mask(data["discard"]), int(data["seat"]),
+            int(data["phase"]),
+            int(data["turn"]), int(data["round"]), list(data["scores"]),
+            [float(x) for x in data["rewards"]], int(data["seed"]), int(data["draws"]),
+            int(data["winner"]), str(data["reason"]), bool(data["truncated"]),
+            list(data["round_points"]), [tuple(e) for e in data["events"]],
+        )
+
+    def determinize(self, state: BhargState, seat: int, rng: np.random.Generator) -> BhargState:
+        """A copy where the deck order, the opponents' hidden cards and the seed of
+        future shuffles are re-drawn from what ``seat`` has not seen; cards an
+        opponent took from the discard pile stay in that opponent's hand."""
+        twin = self.clone(state)
+        n = self.num_players
+        unseen = list(state.deck)
+        for s in range(n):
+            if s != seat:
+                unseen += _cards(state.hands[s] & ~state.known[s])
+        unseen.sort()
+        order = rng.permutation(len(unseen)).tolist()
+        pool = [unseen[i] for i in order]
+        for s in range(n):
+            if s != seat:
+                hidden = state.hands[s].bit_count() - state.known[s].bit_count()
+                twin.hands[s] = state.known[s] | _mask(pool[:hidden])
+                pool = pool[hidden:]
+        twin.deck = pool
+        twin.seed = int(rng.integers(_SEED_BOUND))
+        return twin
+
+    # ------------------------------------------------------------- text
+    def render(self, state: BhargState, seat: int | None = None) -> str:
+        """The table as text: everything when ``seat`` is None, else ``seat``'s view."""
+        n = self.num_players
+        cfg = self.config
+        lines = [f"Bharg, {n} players, round {state.round}, turn {state.turn}/{cfg.max_turns}"]
+        if state.phase == _OVER:
+            who = "nobody" if state.winner < 0 else f"player_{state.winner}"
+            lines.append(f"Over: {state.reason}; winner {who}")
+        else:
+            lines.append(f"To act: player_{state.seat} ({Phase(state.phase).name.lower()})")
+        aces = state.aces
+        disc = state.discard
+        for title, pile in (("Ace Pile", aces), ("Discard", disc)):
+            top = f"{DECKTET_SHORT[pile[-1]]} ({len(pile) - 1} under)" if pile else "empty"
+            lines.append(f"{title}: {top}")
+        lines.append(f"Deck: {len(state.deck)} cards")
+        for s in range(n):
+            mark = ">" if s == state.seat and state.phase != _OVER else " "
+            score = f" score {state.scores[s]}" if cfg.target_score is not None else ""
+            if seat is None or s == seat:
+                cards = " ".join(DECKTET_SHORT[c] for c in _cards(state.hands[s]))
+            else:
+                cards = f"[{state.hands[s].bit_count()} cards]"
+                if state.known[s]:
+                    cards += " known: " + " ".join(DECKTET_SHORT[c] for c in _cards(state.known[s]))
+            lines.append(f"{mark} player_{s}{score}: {cards}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------- actions
+    def str_to_action(self, text: str) -> int:
+        """Action id of a label (``"draw deck"``, ``"take discard"``, ``"discard Pact"``);
+        a card's short code also works (``"discard 9MS"``)."""
+        try:
+            return self.layout.parse(text)
+        except ValueError:
+            words = str(text).split(maxsplit=1)
+            if len(words) == 2 and words[0].lower() == "discard":
+                return DISCARD0 + card_from_name(words[1])
+            raise

@@ -1,0 +1,615 @@
+"""Bharg set-checking kernel: bharg sets, bound cards and unbound value.
+
+Rules applied (``RULINGS.md`` sections 1 and 3):
+
+- a **set** is three or more cards whose suits, together, show every one of
+  the six suits exactly once (Pawns and Courts give all three of their suits;
+  the Excuse, with no suit, is in no set). A Pawn and the Court or Pawn with
+  the three other suits cover the six suits with *two* cards: no set;
+- a card is **bound** if it is in one of a collection of disjoint sets drawn
+  from the hand, or shares a suit with the top card of the Ace Pile, or is the
+  Excuse. The holder arranges the sets as they like;
+- :func:`evaluate` gives, for one hand (a card bitmask of at most 9 of the 45
+  card ids) and the Ace Pile's top card (an Ace id 0..5, or None / -1 for no
+  Ace Pile): the largest number of bound cards, whether all are bound, and the
+  lowest total Bharg value of the unbound cards (values ``BHARG_VALUES``: Ace
+  1, number cards their rank, Crown 10, Pawn and Court 10, Excuse 0). The
+  arrangement with the lowest unbound value may bind fewer cards than the one
+  that binds most; each figure is the best for the holder on its own.
+
+How the tables work. Cards with the same suit mask (*pattern*; 25 patterns
+among ids 0..43) are interchangeable in sets. With an Ace Pile top of suit
+``s``, every set holds exactly one card showing ``s`` (an *anchor*, already
+bound), so a hand is all-bound exactly when its non-anchor, non-Excuse cards
+``N`` plus some of its anchors form a union of disjoint sets. The generator
+:func:`generate_unions` lists every pattern multiset that is a union of 1-3
+disjoint sets of at most 9 cards; :func:`_build_tables` keys them by
+``(anchor suit, pattern code of N)`` and keeps, for each key, the minimal
+anchor multisets needed. A pattern code packs the count of each pattern in 2
+bits (no pattern has more than 3 cards), so it is the sum of six byte-table
+lookups; anchor codes use 3-bit fields, compared all at once with the guard
+bit trick ``((a | G) - r) & G == G`` (every field of ``a`` >= ``r``). Without
+an Ace Pile there are no anchors and ``N`` itself must be such a union.
+
+- :func:`all_bound` / :func:`all_bound_batch`: the table lookup (scalar: a
+  dict; batch: ``searchsorted`` over the sorted keys).
+- :func:`evaluate` (scalar): finds the sets inside the hand by an exact-cover
+  search ordered by suit, then tries every collection of disjoint sets.
+- :func:`evaluate_batch`: all-bound hands come straight from the table
+  (``bound = size``, value 0); the others run :func:`evaluate` once per
+  distinct ``(hand, ace top)`` pair.
+
+>>> from setgames.cards import card_from_name as C
+>>> hand = (1 << C("Lunatic")) | (1 << C("Penitent")) | (1 << C("Market"))   # the three 6s
+>>> is_set(hand)
+True
+>>> evaluate(hand | 1 << C("Crown of Moons"), None)
+BhargEval(bound=3, all_bound=False, unbound_value=10)
+>>> evaluate(hand | 1 << C("Crown of Moons"), C("Ace of Moons"))   # the Crown shares Moons
+BhargEval(bound=4, all_bound=True, unbound_value=0)
+>>> is_set((1 << C("Watchman")) | (1 << C("Light Keeper")))        # two cards: no set
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
+
+from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS, EXCUSE_ID, NUM_DECKTET
+
+__all__ = [
+    "ANCHOR_MASKS",
+    "MAX_HAND",
+    "NUM_PATTERNS",
+    "PATTERNS",
+    "BhargEval",
+    "all_bound",
+    "all_bound_batch",
+    "all_bound_trusted",
+    "bound_count",
+    "bound_count_batch",
+    "evaluate",
+    "evaluate_batch",
+    "generate_unions",
+    "is_set",
+    "is_set_batch",
+    "min_unbound_value",
+    "min_unbound_value_batch",
+    "sets_in_hand",
+]
+
+MAX_HAND = 9  # cards a hand may hold for these kernels
+ALL_SUITS = 0b111111
+_FULL = (1 << NUM_DECKTET) - 1  # 45-bit mask of every card id
+_EXCUSE_BIT = 1 << EXCUSE_ID
+_SM = DECKTET_SUIT_MASKS
+
+# ----------------------------------------------------------------- patterns
+PATTERNS: tuple[int, ...] = tuple(sorted({_SM[c] for c in range(NUM_DECKTET) if _SM[c]}))
+"""The distinct suit masks of the suited cards (ids 0..43), ascending."""
+NUM_PATTERNS = len(PATTERNS)  # 25
+_PIDX = {p: i for i, p in enumerate(PATTERNS)}
+_AVAIL = [sum(1 for c in range(NUM_DECKTET) if _SM[c] == p) for p in PATTERNS]  # cards per pattern
+
+# Suit s -> mask of cards showing s; index 0 is "no Ace Pile" (no anchors).
+ANCHOR_MASKS: tuple[int, ...] = (
+    0, *(sum(1 << c for c in range(NUM_DECKTET) if _SM[c] >> s & 1) for s in range(6))
+)
+"""``ANCHOR_MASKS[s + 1]``: cards sharing suit ``s`` (bound by an Ace of ``s``); ``[0]`` is 0."""
+_SUIT_CARDS = ANCHOR_MASKS[1:]
+
+# Per Ace Pile state (0 = none, 1 + suit): the 2-bit pattern-code fields of the
+# patterns that do not show the suit (cards that still need a set).
+_NONANCHOR_FIELDS: tuple[int, ...] = tuple(
+    sum(3 << (2 * i) for i, p in enumerate(PATTERNS) if not (a and p >> (a - 1) & 1)) for a in range(7)
+)
+# Anchor counts are compared field by field with the guard-bit trick, on the
+# even and the odd fields apart so that each 2-bit field has 2 free bits above.
+_EVEN = sum(3 << (4 * i) for i in range((NUM_PATTERNS + 1) // 2))
+_GUARD = sum(4 << (4 * i) for i in range((NUM_PATTERNS + 1) // 2))
+
+
+def _fits(have: int, req: int) -> bool:
+    """True when every pattern count of code ``have`` is >= that of code ``req``."""
+    g = _GUARD
+    return (((have & _EVEN | g) - (req & _EVEN)) & g == g
+            and (((have >> 2) & _EVEN | g) - ((req >> 2) & _EVEN)) & g == g)
+
+
+def _build_byte_tables() -> tuple[list[list[int]], list[list[int]]]:
+    """Per byte of a hand: its pattern-code and value contributions."""
+    ncode = [[0] * 256 for _ in range(6)]
+    value = [[0] * 256 for _ in range(6)]
+    for j in range(6):
+        for b in range(256):
+            for k in range(8):
+                c = 8 * j + k
+                if not (b >> k & 1) or c >= NUM_DECKTET:
+                    continue
+                value[j][b] += BHARG_VALUES[c]
+                if _SM[c]:
+                    ncode[j][b] += 1 << (2 * _PIDX[_SM[c]])
+    return ncode, value
+
+
+_NTAB, _VTAB = _build_byte_tables()
+
+
+def _ncode(m: int) -> int:
+    """Pattern code of card mask ``m``: 2 bits a pattern, the count of its cards."""
+    t = _NTAB
+    return (t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24 & 255]
+            + t[4][m >> 32 & 255] + t[5][m >> 40 & 255])
+
+
+def _value(m: int) -> int:
+    t = _VTAB
+    return (t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24 & 255]
+            + t[4][m >> 32 & 255] + t[5][m >> 40 & 255])
+
+
+# ----------------------------------------------------------------- generators
+def _pattern_covers() -> list[tuple[int, ...]]:
+    """Every set at pattern level: >= 3 distinct patterns partitioning the six suits."""
+    out: list[tuple[int, ...]] = []
+
+    def rec(uncovered: int, chosen: tuple[int, ...]) -> None:
+        if not uncovered:
+            if len(chosen) >= 3:
+                out.append(chosen)
+            return
+        low = uncovered & -uncovered
+        for i, p in enumerate(PATTERNS):
+            if p & low and p & uncovered == p:
+                rec(uncovered ^ p, (*chosen, i))
+
+    rec(ALL_SUITS, ())
+    return out
+
+
+def generate_unions() -> Iterator[tuple[int, ...]]:
+    """Every pattern multiset (as a count per pattern) that is a union of 1, 2 or 3
+    disjoint sets of at most :data:`MAX_HAND` cards in all, using no pattern more
+    often than the deck holds it. Unions reached in several ways are yielded once.
+
+    >>> unions = list(generate_unions())
+    >>> len(unions) > 1000, max(sum(u) for u in unions)
+    (True, 9)
+    """
+    covers = _pattern_covers()
+    seen: set[tuple[int, ...]] = set()
+    vecs = []
+    for cov in covers:
+        v = [0] * NUM_PATTERNS
+        for i in cov:
+            v[i] += 1
+        vecs.append(v)
+
+    def emit(parts: list[list[int]]) -> tuple[int, ...] | None:
+        tot = tuple(sum(col) for col in zip(*parts, strict=True))
+        if sum(tot) > MAX_HAND or any(t > a for t, a in zip(tot, _AVAIL, strict=True)):
+            return None
+        if tot in seen:
+            return None
+        seen.add(tot)
+        return tot
+
+    sizes = [sum(v) for v in vecs]
+    for i, vi in enumerate(vecs):
+        u = emit([vi])
+        if u is not None:
+            yield u
+        for j in range(i, len(vecs)):
+            if sizes[i] + sizes[j] > MAX_HAND:
+                continue
+            u = emit([vi, vecs[j]])
+            if u is not None:
+                yield u
+            if sizes[i] + sizes[j] + 3 > MAX_HAND:
+                continue
+            for k in range(j, len(vecs)):
+                if sizes[i] + sizes[j] + sizes[k] <= MAX_HAND:
+                    u = emit([vi, vecs[j], vecs[k]])
+                    if u is not None:
+                        yield u
+
+
+_HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F)  # the two cuckoo hash functions
+_HASH_BITS = 15  # two tables of 32,768 slots for ~25,000 keys
+_NO_KEY = 1 << 63  # empty slot; real keys use 53 bits
+_M64 = (1 << 64) - 1
+
+
+def _slot(key: int, i: int) -> int:
+    return ((key * _HASH_MULTS[i]) & _M64) >> (64 - _HASH_BITS)
+
+
+def _cuckoo(keys: list[int]) -> tuple[list[list[int]], list[list[int]]]:
+    """Place every key in one of its two slots (cuckoo hashing: two probes a lookup)."""
+    size = 1 << _HASH_BITS
+    slot_key = [[_NO_KEY] * size for _ in range(2)]
+    slot_row = [[0] * size for _ in range(2)]
+    for row, key in enumerate(keys):
+        k, r, side = key, row, 0
+        for _ in range(1000):
+            j = _slot(k, side)
+            k, slot_key[side][j] = slot_key[side][j], k
+            r, slot_row[side][j] = slot_row[side][j], r
+            if k == _NO_KEY:
+                break
+            side ^= 1
+        else:  # pragma: no cover - the generator fixes the keys; tests build this table
+            raise RuntimeError("cuckoo table construction failed; change _HASH_MULTS")
+    return slot_key, slot_row
+
+
+def _build_tables() -> tuple[dict[int, tuple[int, ...]], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The all-bound table, as a dict for the scalar path and arrays for the batch path.
+
+    Key ``(a << 50) | code(N)`` (``a`` = 0 for no Ace Pile, else 1 + its suit;
+    ``N`` the cards that need a set) -> the minimal anchor pattern codes that,
+    added to ``N``, make a union of disjoint sets. Batch arrays: the two cuckoo
+    tables of keys ``(2, 32768)`` and their row numbers, and the requirements
+    ``(R, rows)`` split into even and odd pattern fields (rows with fewer than
+    ``R`` requirements repeat their first one, which changes no answer).
+    """
+    reqs: dict[int, set[int]] = {}
+    for union in generate_unions():
+        code = sum(cnt << (2 * i) for i, cnt in enumerate(union))
+        for a in range(7):
+            ncode = code & _NONANCHOR_FIELDS[a]
+            if a and not ncode:
+                continue  # nothing needs a set: answered before any lookup
+            reqs.setdefault(a << 50 | ncode, set()).add(code ^ ncode)
+    table: dict[int, tuple[int, ...]] = {}
+    for key, rs in reqs.items():
+        table[key] = tuple(sorted(r for r in rs if not any(o != r and _fits(r, o) for o in rs)))
+    keys = sorted(table)
+    width = max(len(v) for v in table.values())
+    req = np.array([[*table[k], *[table[k][0]] * (width - len(table[k]))] for k in keys],
+                   dtype=np.uint64).T
+    req_split = np.stack([req & np.uint64(_EVEN), (req >> np.uint64(2)) & np.uint64(_EVEN)])
+    slot_key, slot_row = _cuckoo(keys)
+    ck_key = np.array(slot_key, dtype=np.uint64)
+    ck_row = np.array(slot_row, dtype=np.intp)
+    for arr in (ck_key, ck_row, req_split):
+        arr.flags.writeable = False
+    return table, ck_key, ck_row, req_split
+
+
+_TABLE, _CK_KEY, _CK_ROW, _REQ_SPLIT = _build_tables()
+_NTAB_NP = np.array(_NTAB, dtype=np.uint64).reshape(-1)  # (6 * 256,) pattern code per byte
+_NONANCHOR_NP = np.array(_NONANCHOR_FIELDS, dtype=np.uint64)
+_SM_NP = np.array(_SM, dtype=np.uint64)
+for _arr in (_NTAB_NP, _NONANCHOR_NP, _SM_NP):
+    _arr.flags.writeable = False
+
+
+# ----------------------------------------------------------------- validation
+def _hand(hand: object, limit: int | None = MAX_HAND) -> int:
+    if isinstance(hand, (bool, np.bool_)) or not isinstance(hand, (int, np.integer)):
+        raise ValueError(f"hand {hand!r} is not an integer card bitmask")
+    h = int(hand)
+    if h < 0 or h > _FULL:
+        raise ValueError(f"hand {h:#x} holds card ids outside 0..{NUM_DECKTET - 1}")
+    if limit is not None and h.bit_count() > limit:
+        raise ValueError(f"hand {h:#x} holds {h.bit_count()} cards; at most {limit} allowed")
+    return h
+
+
+def _ace(ace_top: object, hand: int) -> int:
+    """Ace Pile state index: 0 for none, else 1 + suit."""
+    if ace_top is None:
+        return 0
+    if isinstance(ace_top, (bool, np.bool_)) or not isinstance(ace_top, (int, np.integer)):
+        raise ValueError(f"ace_top {ace_top!r} is not None or an Ace id 0..5")
+    a = int(ace_top)
+    if a == -1:
+        return 0
+    if not 0 <= a < 6:
+        raise ValueError(f"ace_top {a} is not an Ace id 0..5 (or -1 / None for no Ace Pile)")
+    if hand >> a & 1:
+        raise ValueError(f"ace_top {a} is also in the hand {hand:#x}")
+    return a + 1
+
+
+# ----------------------------------------------------------------- scalar paths
+class BhargEval(NamedTuple):
+    """What a hand is worth to its holder under the best arrangements.
+
+    Attributes:
+        bound: the largest number of bound cards.
+        all_bound: True when every card can be bound at once (a winning hand).
+        unbound_value: the lowest possible total value of the unbound cards.
+    """
+
+    bound: int
+    all_bound: bool
+    unbound_value: int
+
+
+def is_set(cards_mask: int) -> bool:
+    """True when the cards form one bharg set: >= 3 cards showing each suit exactly once.
+
+    >>> is_set(0b111 << 18)            # Lunatic, Penitent, Market (the 6s)
+    True
+    >>> is_set(0b111 << 18 | 1 << 44)  # the Excuse is in no set
+    False
+    """
+    m = _hand(cards_mask, None)
+    if m & _EXCUSE_BIT or m.bit_count() < 3:
+        return False
+    seen = 0
+    while m:
+        low = m & -m
+        s = _SM[low.bit_length() - 1]
+        if seen & s:
+            return False
+        seen |= s
+        m ^= low
+    return seen == ALL_SUITS
+
+
+def all_bound(hand: int, ace_top: int | None = None) -> bool:
+    """True when every card of ``hand`` can be bound at once (the Bharg win check).
+
+    Args:
+        hand: card bitmask (bit ``c`` = card id ``c``), at most 9 cards.
+        ace_top: the Ace Pile's top card (an Ace id 0..5), or None / -1.
+
+    >>> all_bound(0b111 << 18 | 1 << 44)            # the three 6s and the Excuse
+    True
+    >>> all_bound(1 << 21, 0), all_bound(1 << 21)   # Chance Meeting shows Moons
+    (True, False)
+    """
+    h = _hand(hand)
+    return all_bound_trusted(h, _ace(ace_top, h) - 1)
+
+
+def all_bound_trusted(hand: int, ace_top: int) -> bool:
+    """:func:`all_bound` without input checks, for per-step code whose state is
+    already valid: ``hand`` a card bitmask of at most 9 cards, ``ace_top`` an
+    Ace id 0..5 not in the hand, or -1.
+
+    >>> all_bound_trusted(1 << 21, 0)
+    True
+    """
+    t = _NTAB
+    code = (t[0][hand & 255] + t[1][hand >> 8 & 255] + t[2][hand >> 16 & 255]
+            + t[3][hand >> 24 & 255] + t[4][hand >> 32 & 255] + t[5][hand >> 40 & 255])
+    ncode = code & _NONANCHOR_FIELDS[ace_top + 1]
+    if not ncode:
+        return True
+    reqs = _TABLE.get((ace_top + 1) << 50 | ncode)
+    if reqs is None:
+        return False
+    have = code ^ ncode
+    g = _GUARD
+    he = have & _EVEN | g
+    ho = (have >> 2) & _EVEN | g
+    for r in reqs:  # noqa: SIM110 - a plain loop is cheaper than any() on a generator
+        if (he - (r & _EVEN)) & g == g and (ho - ((r >> 2) & _EVEN)) & g == g:
+            return True
+    return False
+
+
+def sets_in_hand(hand: int) -> list[int]:
+    """Every bharg set inside ``hand`` as a card bitmask (any order).
+
+    >>> [bin(s) for s in sets_in_hand(0b111 << 18 | 1)]
+    ['0b111000000000000000000']
+    """
+    h = _hand(hand, None)
+    by_suit = [h & m for m in _SUIT_CARDS]
+    out: list[int] = []
+    # Suit-ordered exact cover: the card covering the lowest open suit is
+    # chosen next, so each set is reached exactly once.
+    stack = [(ALL_SUITS, 0, 0)]
+    while stack:
+        unc, chosen, n = stack.pop()
+        if not unc:
+            if n >= 3:
+                out.append(chosen)
+            continue
+        cand = by_suit[(unc & -unc).bit_length() - 1]
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            s = _SM[low.bit_length() - 1]
+            if s & unc == s:
+                stack.append((unc ^ s, chosen | low, n + 1))
+    return out
+
+
+def evaluate(hand: int, ace_top: int | None = None) -> BhargEval:
+    """Largest bound count, all-bound flag and lowest unbound value of ``hand``.
+
+    Args:
+        hand: card bitmask, at most 9 cards of ids 0..44.
+        ace_top: the Ace Pile's top card (Ace id 0..5), or None / -1 for no Ace Pile.
+
+    >>> evaluate(0)
+    BhargEval(bound=0, all_bound=True, unbound_value=0)
+    >>> evaluate(1 << 30 | 1 << 35)     # Crowns of Moons and Knots: nothing binds them
+    BhargEval(bound=0, all_bound=False, unbound_value=20)
+    """
+    h = _hand(hand)
+    a = _ace(ace_top, h)
+    need = h & ~ANCHOR_MASKS[a] & ~_EXCUSE_BIT
+    size = h.bit_count()
+    if not need:
+        return BhargEval(size, True, 0)
+    sets = [s for s in sets_in_hand(h) if s & need]
+    base = size - need.bit_count()
+    best_n = 0
+    best_v = 0
+    # At most three disjoint sets fit in nine cards; try every collection.
+    for i, s1 in enumerate(sets):
+        u1 = s1 & need
+        best_n = max(best_n, u1.bit_count())
+        best_v = max(best_v, _value(u1))
+        for j in range(i + 1, len(sets)):
+            s2 = sets[j]
+            if s2 & s1:
+                continue
+            u2 = (s1 | s2) & need
+            best_n = max(best_n, u2.bit_count())
+            best_v = max(best_v, _value(u2))
+            for k in range(j + 1, len(sets)):
+                s3 = sets[k]
+                if s3 & (s1 | s2):
+                    continue
+                u3 = (s1 | s2 | s3) & need
+                best_n = max(best_n, u3.bit_count())
+                best_v = max(best_v, _value(u3))
+    return BhargEval(base + best_n, best_n == need.bit_count(), _value(need) - best_v)
+
+
+def bound_count(hand: int, ace_top: int | None = None) -> int:
+    """The largest number of cards of ``hand`` bound at once (see :func:`evaluate`).
+
+    >>> bound_count(0b111 << 18 | 1 << 30)   # the 6s bind; the Crown of Moons does not
+    3
+    """
+    return evaluate(hand, ace_top).bound
+
+
+def min_unbound_value(hand: int, ace_top: int | None = None) -> int:
+    """Lowest total value of unbound cards over all arrangements (what a loser concedes).
+
+    >>> min_unbound_value(0b111 << 18 | 1 << 30)
+    10
+    """
+    return evaluate(hand, ace_top).unbound_value
+
+
+# ----------------------------------------------------------------- batch paths
+def _batch_args(hands: object, ace_tops: object | None) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(hands, np.ndarray) or hands.dtype != np.uint64 or hands.ndim != 1:
+        what = f"{hands.dtype} array of shape {hands.shape}" if isinstance(hands, np.ndarray) else hands
+        raise ValueError(f"hands must be a 1-D uint64 array, got {what!r}")
+    if ace_tops is None:
+        ace_tops = np.full(hands.shape, -1, dtype=np.int64)
+    if not isinstance(ace_tops, np.ndarray) or ace_tops.dtype.kind not in "iu" or ace_tops.ndim != 1:
+        what = (f"{ace_tops.dtype} array of shape {ace_tops.shape}"
+                if isinstance(ace_tops, np.ndarray) else ace_tops)
+        raise ValueError(f"ace_tops must be a 1-D integer array, got {what!r}")
+    if ace_tops.shape != hands.shape:
+        raise ValueError(f"ace_tops shape {ace_tops.shape} differs from hands shape {hands.shape}")
+    bad = np.flatnonzero(hands > np.uint64(_FULL))
+    if bad.size:
+        raise ValueError(f"hand {int(hands[bad[0]]):#x} (row {bad[0]}) holds card ids above 44")
+    bad = np.flatnonzero(np.bitwise_count(hands) > MAX_HAND)
+    if bad.size:
+        raise ValueError(f"hand {int(hands[bad[0]]):#x} (row {bad[0]}) holds more than {MAX_HAND} cards")
+    aces = ace_tops.astype(np.int64, copy=False)
+    bad = np.flatnonzero((aces < -1) | (aces > 5))
+    if bad.size:
+        raise ValueError(f"ace_top {int(aces[bad[0]])} (row {bad[0]}) is not an Ace id 0..5 or -1")
+    a = aces + 1
+    clash = (hands >> np.maximum(aces, 0).astype(np.uint64)) & np.uint64(1)
+    bad = np.flatnonzero((clash == 1) & (a > 0))
+    if bad.size:
+        raise ValueError(f"ace_top {int(aces[bad[0]])} (row {bad[0]}) is also in the hand")
+    return hands, a
+
+
+def _bytes_sum(table: np.ndarray, m: np.ndarray, base: int) -> np.ndarray:
+    out = np.take(table, base + (m & np.uint64(255)).astype(np.intp))
+    for j in range(1, 6):
+        out += np.take(table, base + 256 * j + ((m >> np.uint64(8 * j)) & np.uint64(255)).astype(np.intp))
+    return out
+
+
+def _all_bound_core(hands: np.ndarray, a: np.ndarray) -> np.ndarray:
+    # 1-D np.take throughout: several times faster here than fancy indexing.
+    take = np.take
+    code = _bytes_sum(_NTAB_NP, hands, 0)
+    ncode = code & take(_NONANCHOR_NP, a)
+    key = (a.astype(np.uint64) << np.uint64(50)) | ncode
+    shift = np.uint64(64 - _HASH_BITS)
+    s0 = ((key * np.uint64(_HASH_MULTS[0])) >> shift).astype(np.intp)
+    s1 = ((key * np.uint64(_HASH_MULTS[1])) >> shift).astype(np.intp)
+    in0 = take(_CK_KEY[0], s0) == key
+    found = in0 | (take(_CK_KEY[1], s1) == key)
+    row = np.where(in0, take(_CK_ROW[0], s0), take(_CK_ROW[1], s1))
+    have = code ^ ncode
+    g = np.uint64(_GUARD)
+    even = np.uint64(_EVEN)
+    he = (have & even) | g
+    ho = ((have >> np.uint64(2)) & even) | g
+    ok = np.zeros(hands.shape, dtype=bool)
+    for re_col, ro_col in zip(_REQ_SPLIT[0], _REQ_SPLIT[1], strict=True):
+        ok |= (((he - take(re_col, row)) & g) == g) & (((ho - take(ro_col, row)) & g) == g)
+    return (ncode == 0) | (found & ok)
+
+
+def all_bound_batch(hands: np.ndarray, ace_tops: np.ndarray | None = None) -> np.ndarray:
+    """Batch :func:`all_bound`: ``hands`` uint64 ``(B,)``, ``ace_tops`` integer ``(B,)``
+    (-1 for no Ace Pile; None means -1 everywhere). Returns bool ``(B,)``.
+
+    >>> all_bound_batch(np.array([0b111 << 18, 1 << 21], np.uint64), np.array([-1, 0])).tolist()
+    [True, True]
+    """
+    h, a = _batch_args(hands, ace_tops)
+    return _all_bound_core(h, a)
+
+
+def is_set_batch(masks: np.ndarray) -> np.ndarray:
+    """Batch :func:`is_set` over uint64 card masks ``(B,)`` (any number of cards).
+
+    >>> is_set_batch(np.array([0b111 << 18, 0b11 << 18], np.uint64)).tolist()
+    [True, False]
+    """
+    if not isinstance(masks, np.ndarray) or masks.dtype != np.uint64 or masks.ndim != 1:
+        raise ValueError(f"masks must be a 1-D uint64 array, got {masks!r}")
+    bad = np.flatnonzero(masks > np.uint64(_FULL))
+    if bad.size:
+        raise ValueError(f"mask {int(masks[bad[0]]):#x} (row {bad[0]}) holds card ids above 44")
+    suits = np.zeros(masks.shape, dtype=np.uint64)
+    total = np.zeros(masks.shape, dtype=np.uint64)
+    one = np.uint64(1)
+    for c in range(EXCUSE_ID):
+        bit = (masks >> np.uint64(c)) & one
+        suits |= bit * _SM_NP[c]
+        total += bit * np.bitwise_count(_SM_NP[c]).astype(np.uint64)
+    return ((suits == ALL_SUITS) & (total == 6) & (np.bitwise_count(masks) >= 3)
+            & ((masks >> np.uint64(EXCUSE_ID)) & one == 0))
+
+
+def evaluate_batch(hands: np.ndarray, ace_tops: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Batch :func:`evaluate`: ``(bound int8, all_bound bool, unbound_value int16)`` arrays.
+
+    All-bound hands are answered by the table; each other distinct
+    ``(hand, ace top)`` pair is evaluated once by the scalar search.
+
+    >>> b, ok, v = evaluate_batch(np.array([0b111 << 18 | 1 << 30], np.uint64))
+    >>> b.tolist(), ok.tolist(), v.tolist()
+    ([3], [False], [10])
+    """
+    h, a = _batch_args(hands, ace_tops)
+    ok = _all_bound_core(h, a)
+    bound = np.bitwise_count(h).astype(np.int8)
+    value = np.zeros(h.shape, dtype=np.int16)
+    rest = np.flatnonzero(~ok)
+    if rest.size:
+        pairs = np.stack([h[rest], a[rest].astype(np.uint64)], axis=1)
+        uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
+        res = [evaluate(int(x), int(y) - 1) for x, y in uniq.tolist()]
+        bound[rest] = np.array([r.bound for r in res], dtype=np.int8)[inv.reshape(-1)]
+        value[rest] = np.array([r.unbound_value for r in res], dtype=np.int16)[inv.reshape(-1)]
+    return bound, ok, value
+
+
+def bound_count_batch(hands: np.ndarray, ace_tops: np.ndarray | None = None) -> np.ndarray:
+    """Batch :func:`bound_count` (int8 ``(B,)``)."""
+    return evaluate_batch(hands, ace_tops)[0]
+
+
+def min_unbound_value_batch(hands: np.ndarray, ace_tops: np.ndarray | None = None) -> np.ndarray:
+    """Batch :func:`min_unbound_value` (int16 ``(B,)``)."""
+    return evaluate_batch(hands, ace_tops)[2]
