@@ -151,7 +151,8 @@ class BhargState:
 
     Piles are lists with the top card last. ``known[s]`` holds the cards seat
     ``s`` took from the discard pile and still holds (public). ``seed`` and
-    ``draws`` give every shuffle after the first deal.
+    ``draws`` give every shuffle after the first deal. ``obs_bytes`` is a
+    cache of the observations, derived from the rest (see :meth:`BhargGame.observe`).
     """
 
     hands: list[int]  # card bitmask per seat
@@ -173,6 +174,11 @@ class BhargState:
     truncated: bool = False
     round_points: list[int] = field(default_factory=list)  # last finished round, per seat
     events: list[tuple] = field(default_factory=list)  # public record
+    # Derived data: each seat's observation bytes, built by the first observe()
+    # and then patched by apply() (None: rebuild on the next observe). Not part
+    # of ==, clone copies it, JSON leaves it out. Code that edits a state's
+    # fields by hand must set it to None.
+    obs_bytes: list[bytearray] | None = field(default=None, compare=False, repr=False)
 
 
 def make_layout() -> ActionLayout:
@@ -214,6 +220,15 @@ _PHASE_TO_ACT = [[bytes([p == 0, p == 1, r == 0, r == 1, r == 2]) for r in range
 _DRAW, _DISCARD, _OVER = int(Phase.DRAW), int(Phase.DISCARD), int(Phase.OVER)  # plain ints: faster
 # Per byte of a hand: the discard action ids of its cards, ascending.
 _DISCARDS8 = [[[DISCARD0 + 8 * j + k for k in range(8) if b >> k & 1] for b in range(256)] for j in range(6)]
+# Observation offsets, for the entries apply() patches in place.
+_O = {name: sl.start for name, sl in OBS_SPEC.slices.items()}
+_O_ACE_TOP, _O_ACE_PILE = _O["ace_top"], _O["ace_pile"]
+_O_DTOP, _O_DPILE = _O["discard_top"], _O["discard_pile"]
+_O_OSIZE, _O_OKNOWN, _O_DECK, _O_PHASE = _O["opp_hand_size"], _O["opp_known"], _O["deck_size"], _O["phase"]
+_O_TO_ACT_END, _O_TURNS = _O["to_act"] + 3, _O["turns_left"]
+_INT8 = np.dtype(np.int8)  # a dtype object: np.frombuffer skips the type -> dtype lookup
+_frombuffer = np.frombuffer
+_NO_TURN = bytes(_O_TO_ACT_END - _O_PHASE)  # phase and to_act once over
 
 
 def _mask(cards: list[int]) -> int:
@@ -253,6 +268,12 @@ class BhargGame(Game[BhargState]):
         self._turns_left = [_BYTE[min(max_turns - t, 127)] for t in range(max_turns + 1)]
         n = num_players
         self._win_rewards = {w: tuple(1.0 if s == w else -1.0 / (n - 1) for s in range(n)) for w in range(n)}
+        # Seat p -> for each other seat s: (s, offset of p's hand size in s's view,
+        # offset of the cards known to be p's in s's view).
+        self._views_of = [[(s, _O_OSIZE + (p - s) % n - 1, _O_OKNOWN + NUM_DECKTET * ((p - s) % n - 1))
+                           for s in range(n) if s != p] for p in range(n)]
+        # Seat to draw -> each observer's phase and to_act bytes.
+        self._draw_turn = [[_PHASE_TO_ACT[_DRAW][(p - s) % n] for s in range(n)] for p in range(n)]
 
     # ------------------------------------------------------------- life cycle
     def new_state(self, rng: np.random.Generator) -> BhargState:
@@ -293,6 +314,7 @@ class BhargGame(Game[BhargState]):
                 break
         state.deck = deck
         state.seat, state.phase, state.turn = first, _DRAW, 0
+        state.obs_bytes = None
 
     def current_seat(self, state: BhargState) -> int:
         """Seat to act, -1 once over."""
@@ -319,20 +341,52 @@ class BhargGame(Game[BhargState]):
         return out
 
     def apply(self, state: BhargState, action: int) -> tuple[float, ...] | None:
-        """Play a legal ``action``; returns the rewards on a step that ends a round."""
+        """Play a legal ``action``; returns the rewards on a step that ends a round.
+
+        When the state carries observation bytes (built by the first
+        :meth:`observe`), the entries the action changes are patched here, so
+        observing costs a copy; rare events (reshuffle, round end) drop them.
+        """
         seat = state.seat
+        bufs = state.obs_bytes
         if state.phase == _DRAW:
             if action == DRAW_DECK:
                 if not state.deck:
                     self._reshuffle(state)
-                state.hands[seat] |= 1 << state.deck.pop()
+                    bufs = state.obs_bytes = None
+                card = state.deck.pop()
+                state.hands[seat] |= 1 << card
                 state.events.append(("draw", seat))
+                if bufs is not None:
+                    bufs[seat][card] = 1
+                    for s, o_size, _ in self._views_of[seat]:
+                        bufs[s][o_size] += 1
+                    left = len(state.deck)
+                    for b in bufs:
+                        b[_O_DECK] = left
+                        b[_O_PHASE] = 0
+                        b[_O_PHASE + 1] = 1
             else:
-                card = state.discard.pop()
+                discard = state.discard
+                card = discard.pop()
                 state.discard_mask ^= 1 << card
                 state.hands[seat] |= 1 << card
                 state.known[seat] |= 1 << card
                 state.events.append(("take", seat, card))
+                if bufs is not None:
+                    bufs[seat][card] = 1
+                    for s, o_size, o_known in self._views_of[seat]:
+                        b = bufs[s]
+                        b[o_size] += 1
+                        b[o_known + card] = 1
+                    top = discard[-1] if discard else -1
+                    for b in bufs:
+                        b[_O_DTOP + card] = 0
+                        if top >= 0:
+                            b[_O_DTOP + top] = 1
+                            b[_O_DPILE + top] = 0
+                        b[_O_PHASE] = 0
+                        b[_O_PHASE + 1] = 1
             state.phase = _DISCARD
             return None
         card = action - DISCARD0
@@ -340,22 +394,49 @@ class BhargGame(Game[BhargState]):
         hand = state.hands[seat] ^ bit
         state.hands[seat] = hand
         state.known[seat] &= ~bit
+        aces = state.aces
         if card < NUM_ACES:
-            state.aces.append(card)
+            if bufs is not None:
+                for b in bufs:
+                    if aces:
+                        b[_O_ACE_TOP + aces[-1]] = 0
+                        b[_O_ACE_PILE + aces[-1]] = 1
+                    b[_O_ACE_TOP + card] = 1
+            aces.append(card)
         else:
-            state.discard.append(card)
+            discard = state.discard
+            if bufs is not None:
+                for b in bufs:
+                    if discard:
+                        b[_O_DTOP + discard[-1]] = 0
+                        b[_O_DPILE + discard[-1]] = 1
+                    b[_O_DTOP + card] = 1
+            discard.append(card)
             state.discard_mask |= bit
+        if bufs is not None:
+            bufs[seat][card] = 0
+            for s, o_size, o_known in self._views_of[seat]:
+                b = bufs[s]
+                b[o_size] -= 1
+                b[o_known + card] = 0
         state.events.append(("discard", seat, card))
-        if all_bound_trusted(hand, state.aces[-1] if state.aces else -1):
+        if all_bound_trusted(hand, aces[-1] if aces else -1):
+            state.obs_bytes = None
             return self._end_round(state, seat)
-        state.turn += 1
-        if state.turn >= self.config.max_turns:
+        turn = state.turn = state.turn + 1
+        if turn >= self.config.max_turns:
+            state.obs_bytes = None
             state.phase, state.truncated, state.reason = _OVER, True, "turn limit"
             state.round_points = [0] * self.num_players
             state.events.append(("turn_limit", state.round))
             return (0.0,) * self.num_players
-        state.seat = (seat + 1) % self.num_players
+        nxt = state.seat = (seat + 1) % self.num_players
         state.phase = _DRAW
+        if bufs is not None:
+            left = self._turns_left[turn][0]
+            for b, phase_to_act in zip(bufs, self._draw_turn[nxt]):  # noqa: B905 - same length; hot path
+                b[_O_PHASE:_O_TO_ACT_END] = phase_to_act
+                b[_O_TURNS] = left
         return None
 
     def _reshuffle(self, state: BhargState) -> None:
@@ -408,6 +489,13 @@ class BhargGame(Game[BhargState]):
     # ------------------------------------------------------------- observation
     def observe(self, state: BhargState, seat: int) -> np.ndarray:
         """``seat``'s view as a new int8 vector laid out by :data:`OBS_SPEC`."""
+        bufs = state.obs_bytes
+        if bufs is None:
+            bufs = state.obs_bytes = [self.observation_bytes(state, s) for s in range(self.num_players)]
+        return _frombuffer(bufs[seat][:], _INT8)
+
+    def observation_bytes(self, state: BhargState, seat: int) -> bytearray:
+        """``seat``'s view built from scratch (what :meth:`observe` keeps current)."""
         # One bytes concatenation of table pieces: the cheapest build measured here.
         b16, b13 = _BITS16, _BITS13
         h = state.hands[seat]
@@ -449,7 +537,7 @@ class BhargGame(Game[BhargState]):
             sc = state.scores
             parts.append(bytes([min(sc[(seat + j) % n], target) for j in range(n)] + [0] * (3 - n)))
         parts.append(self._turns_left[state.turn])
-        return np.frombuffer(bytearray(b"".join(parts)), dtype=np.int8)
+        return bytearray(b"".join(parts))
 
     def outcome(self, state: BhargState) -> dict[str, Any]:
         """Winner, reason, scores, last round's points and the rewards so far."""
@@ -472,6 +560,7 @@ class BhargGame(Game[BhargState]):
             list(state.scores),
             list(state.rewards), state.seed, state.draws, state.winner, state.reason,
             state.truncated, list(state.round_points), list(state.events),
+            None if state.obs_bytes is None else [bytearray(b) for b in state.obs_bytes],
         )
 
     def to_json(self, state: BhargState) -> dict[str, Any]:
@@ -518,6 +607,7 @@ class BhargGame(Game[BhargState]):
                 pool = pool[hidden:]
         twin.deck = pool
         twin.seed = int(rng.integers(_SEED_BOUND))
+        twin.obs_bytes = None  # the hidden hands changed
         return twin
 
     # ------------------------------------------------------------- text

@@ -35,9 +35,11 @@ an Ace Pile there are no anchors and ``N`` itself must be such a union.
   dict; batch: ``searchsorted`` over the sorted keys).
 - :func:`evaluate` (scalar): finds the sets inside the hand by an exact-cover
   search ordered by suit, then tries every collection of disjoint sets.
-- :func:`evaluate_batch`: all-bound hands come straight from the table
-  (``bound = size``, value 0); the others run :func:`evaluate` once per
-  distinct ``(hand, ace top)`` pair.
+- :func:`evaluate_batch`: vectorised. A hand's collections of disjoint sets
+  are sums of at most three of the 74 pattern-level sets that fit in it
+  (found sparsely, a few per hand); a collection binds, of each pattern, its
+  count of the hand's highest-valued cards; the best count and value are
+  maximised per hand.
 
 >>> from setgames.cards import card_from_name as C
 >>> hand = (1 << C("Lunatic")) | (1 << C("Penitent")) | (1 << C("Market"))   # the three 6s
@@ -286,6 +288,40 @@ _NONANCHOR_NP = np.array(_NONANCHOR_FIELDS, dtype=np.uint64)
 _SM_NP = np.array(_SM, dtype=np.uint64)
 for _arr in (_NTAB_NP, _NONANCHOR_NP, _SM_NP):
     _arr.flags.writeable = False
+
+
+def _build_eval_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tables of the vectorised :func:`evaluate_batch`.
+
+    Returns the pattern codes of the sets at pattern level ``(C,)`` (every
+    collection of disjoint sets of a hand is a sum of at most three of them),
+    their even and odd fields apart ``(2, C)``, and per pattern ``p``: its card
+    ids by falling value ``(P, 3)`` (-1 pads) and the value of its ``k`` best
+    cards held, indexed by ``p * 32 + held * 4 + k`` where bit ``i`` of
+    ``held`` says the ``i``-th of those cards is in the hand ``(P * 32,)``.
+    """
+    covers = np.array([sum(1 << (2 * i) for i in cov) for cov in _pattern_covers()], dtype=np.uint64)
+    split = np.stack([covers & np.uint64(_EVEN), (covers >> np.uint64(2)) & np.uint64(_EVEN)])
+    by_value = np.full((NUM_PATTERNS, 3), -1, dtype=np.int64)
+    topk = np.zeros(NUM_PATTERNS * 32, dtype=np.int64)
+    for p, pat in enumerate(PATTERNS):
+        ids = sorted((c for c in range(NUM_DECKTET) if _SM[c] == pat), key=lambda c: -BHARG_VALUES[c])
+        by_value[p, : len(ids)] = ids
+        for held in range(8):
+            vals = [BHARG_VALUES[c] for i, c in enumerate(ids) if held >> i & 1]
+            for k in range(4):
+                topk[p * 32 + held * 4 + k] = sum(vals[:k])
+    return covers, split, by_value, topk, np.array(_VTAB, dtype=np.int64).reshape(-1)
+
+
+_COVER_CODES, _COVER_SPLIT, _PATTERN_CARDS, _TOPK_VALUE, _VTAB_NP = _build_eval_tables()
+for _arr in (_COVER_CODES, _COVER_SPLIT, _PATTERN_CARDS, _TOPK_VALUE, _VTAB_NP):
+    _arr.flags.writeable = False
+_ANCHOR_NP = np.array(ANCHOR_MASKS, dtype=np.uint64)
+_ANCHOR_NP.flags.writeable = False
+_EVAL_CHUNK = 16_384  # rows evaluated at once (bounds the (rows, covers) temporaries)
+_EVAL_SCALAR_BELOW = 8  # smaller batches run the scalar path (fixed numpy costs ~1 ms)
+_LOW_BITS = sum(1 << (2 * i) for i in range(NUM_PATTERNS))  # low bit of every 2-bit field
 
 
 # ----------------------------------------------------------------- validation
@@ -580,29 +616,108 @@ def is_set_batch(masks: np.ndarray) -> np.ndarray:
             & ((masks >> np.uint64(EXCUSE_ID)) & one == 0))
 
 
+def _fits_np(he: np.ndarray, ho: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """Every 2-bit field of ``code`` <= that of the hand whose guarded even/odd
+    fields are ``he``/``ho`` (the guard-bit trick of :func:`_fits`, vectorised)."""
+    g = np.uint64(_GUARD)
+    even = np.uint64(_EVEN)
+    return (((he - (code & even)) & g) == g) & (((ho - ((code >> np.uint64(2)) & even)) & g) == g)
+
+
+def _pairs_within(first: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair ``(first[i], j)`` with ``starts[i] <= j < ends[i]`` (``j`` runs over
+    the rest of ``i``'s hand group in a list grouped by hand)."""
+    reps = ends - starts
+    left = np.repeat(first, reps)
+    offs = np.arange(int(reps.sum()), dtype=np.intp) - np.repeat(np.cumsum(reps) - reps, reps)
+    return left, np.repeat(starts, reps) + offs
+
+
+def _evaluate_chunk(h: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    take = np.take
+    n = h.shape[0]
+    code = _bytes_sum(_NTAB_NP, h, 0)
+    g = np.uint64(_GUARD)
+    even = np.uint64(_EVEN)
+    he = (code & even) | g
+    ho = ((code >> np.uint64(2)) & even) | g
+    # Sets (at pattern level) inside each hand: a few per hand, listed sparsely.
+    fit = ((((he[:, None] - _COVER_SPLIT[0][None, :]) & g) == g)
+           & (((ho[:, None] - _COVER_SPLIT[1][None, :]) & g) == g))
+    row, cov = np.nonzero(fit)  # grouped by row, ascending
+    per_row = np.bincount(row, minlength=n)
+    end = np.cumsum(per_row)[row]  # end of each entry's group
+    idx = np.arange(row.size, dtype=np.intp)
+    cand_row = [row]
+    cand_code = [take(_COVER_CODES, cov)]
+    # Two disjoint sets: entries i <= j of one hand (a set may be used twice
+    # when the hand holds its patterns twice); the fit test keeps the real ones.
+    i2, j2 = _pairs_within(idx, idx, end)
+    r2 = take(row, i2)
+    c2 = take(cand_code[0], i2) + take(cand_code[0], j2)  # fields <= 2: no carry
+    ok2 = _fits_np(take(he, r2), take(ho, r2), c2)
+    i2, j2, r2, c2 = i2[ok2], j2[ok2], r2[ok2], c2[ok2]
+    cand_row.append(r2)
+    cand_code.append(c2)
+    # Three disjoint sets: extend each fitting pair by an entry k >= j.
+    p3, k3 = _pairs_within(np.arange(r2.size, dtype=np.intp), j2, take(end, j2))
+    r3 = take(r2, p3)
+    c3 = take(c2, p3) + take(cand_code[0], k3)  # fields <= 3: no carry
+    ok3 = _fits_np(take(he, r3), take(ho, r3), c3)
+    cand_row.append(r3[ok3])
+    cand_code.append(c3[ok3])
+    rows = np.concatenate(cand_row)
+    codes = np.concatenate(cand_code) & take(_NONANCHOR_NP, take(a, rows))  # cards a union newly binds
+    low = np.uint64(_LOW_BITS)
+    gain_n = (np.bitwise_count(codes & low) + 2 * np.bitwise_count((codes >> np.uint64(1)) & low)
+              ).astype(np.int64)
+    gain_v = np.zeros(rows.shape, dtype=np.int64)
+    hands = take(h, rows)
+    one = np.uint64(1)
+    for p in range(NUM_PATTERNS):
+        k = ((codes >> np.uint64(2 * p)) & np.uint64(3)).astype(np.intp)
+        held = np.zeros(rows.shape, dtype=np.intp)
+        for i, c in enumerate(_PATTERN_CARDS[p].tolist()):
+            if c >= 0:
+                held |= ((hands >> np.uint64(c)) & one).astype(np.intp) << i
+        gain_v += take(_TOPK_VALUE, p * 32 + held * 4 + k)
+    best_n = np.zeros(n, dtype=np.int64)
+    best_v = np.zeros(n, dtype=np.int64)
+    np.maximum.at(best_n, rows, gain_n)
+    np.maximum.at(best_v, rows, gain_v)
+    need = h & ~take(_ANCHOR_NP, a) & ~np.uint64(_EXCUSE_BIT)
+    need_n = np.bitwise_count(need).astype(np.int64)
+    bound = np.bitwise_count(h).astype(np.int64) - need_n + best_n
+    value = _bytes_sum(_VTAB_NP, need, 0) - best_v
+    return bound.astype(np.int8), best_n == need_n, value.astype(np.int16)
+
+
 def evaluate_batch(hands: np.ndarray, ace_tops: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Batch :func:`evaluate`: ``(bound int8, all_bound bool, unbound_value int16)`` arrays.
 
-    All-bound hands are answered by the table; each other distinct
-    ``(hand, ace top)`` pair is evaluated once by the scalar search.
+    Vectorised over the hands: the sets of each hand at pattern level (a few
+    per hand among the 74 of the deck) are listed sparsely, extended to every
+    collection of up to three disjoint ones, and each collection's gain (the
+    cards it binds that nothing else binds, and their value taking the
+    highest-valued cards of each pattern) is maximised per hand. Batches of
+    fewer than :data:`_EVAL_SCALAR_BELOW` hands run :func:`evaluate` per hand.
 
     >>> b, ok, v = evaluate_batch(np.array([0b111 << 18 | 1 << 30], np.uint64))
     >>> b.tolist(), ok.tolist(), v.tolist()
     ([3], [False], [10])
     """
     h, a = _batch_args(hands, ace_tops)
-    ok = _all_bound_core(h, a)
-    bound = np.bitwise_count(h).astype(np.int8)
-    value = np.zeros(h.shape, dtype=np.int16)
-    rest = np.flatnonzero(~ok)
-    if rest.size:
-        pairs = np.stack([h[rest], a[rest].astype(np.uint64)], axis=1)
-        uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
-        res = [evaluate(int(x), int(y) - 1) for x, y in uniq.tolist()]
-        bound[rest] = np.array([r.bound for r in res], dtype=np.int8)[inv.reshape(-1)]
-        value[rest] = np.array([r.unbound_value for r in res], dtype=np.int16)[inv.reshape(-1)]
-    return bound, ok, value
+    if h.shape[0] < _EVAL_SCALAR_BELOW:
+        res = [evaluate(x, y - 1) for x, y in zip(h.tolist(), a.tolist(), strict=True)]
+        return (np.array([r.bound for r in res], dtype=np.int8),
+                np.array([r.all_bound for r in res], dtype=bool),
+                np.array([r.unbound_value for r in res], dtype=np.int16))
+    if h.shape[0] <= _EVAL_CHUNK:
+        return _evaluate_chunk(h, a)
+    parts = [_evaluate_chunk(h[i:i + _EVAL_CHUNK], a[i:i + _EVAL_CHUNK])
+             for i in range(0, h.shape[0], _EVAL_CHUNK)]
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))  # type: ignore[return-value]
 
 
 def bound_count_batch(hands: np.ndarray, ace_tops: np.ndarray | None = None) -> np.ndarray:

@@ -50,3 +50,13 @@ def check_conservation(game: BhargGame, state: BhargState) -> None:
         extra = 1 if (s == state.seat and state.phase == 1) else 0
         if state.phase != 2:
             assert size == game.hand_size + extra, (s, size)
+
+
+def check_observation_bytes(game: BhargGame, state: BhargState) -> None:
+    """The observation bytes apply() keeps patched equal the ones built from scratch."""
+    if state.obs_bytes is None:
+        game.observe(state, 0)  # build them, so that the next steps patch them
+        return
+    assert len(state.obs_bytes) == game.num_players
+    for s in range(game.num_players):
+        assert state.obs_bytes[s] == game.observation_bytes(state, s), f"stale observation of seat {s}"

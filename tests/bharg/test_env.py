@@ -22,7 +22,7 @@ from setgames.testing import (
     game_fingerprint,
     global_rng_untouched,
 )
-from tests.bharg.helpers import check_conservation
+from tests.bharg.helpers import check_conservation, check_observation_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 # every config combination: players x excuse x pawns x courts x (target, reward)
@@ -54,6 +54,7 @@ def test_metadata_agents_and_registry():
 
 def _per_step(game, state):
     check_conservation(game, state)
+    check_observation_bytes(game, state)
 
 
 @pytest.mark.parametrize("cfg", [
@@ -64,6 +65,47 @@ def _per_step(game, state):
 def test_random_play_fuzz_keeps_every_invariant(cfg):
     game = BhargGame(**cfg)
     assert check_random_play(game, range(6), per_step=_per_step, check_every=3) > 0
+
+
+@pytest.mark.parametrize("cfg", [
+    {}, {"num_players": 3, "excuse": True, "courts": True},
+    {"num_players": 3, "pawns": True, "target_score": 20, "max_turns": 40},
+], ids=_id)
+def test_observation_bytes_patched_by_apply_equal_a_fresh_build_every_step(cfg):
+    game = BhargGame(**cfg)
+    events = set()
+    for seed in range(8):
+        st = game.new_state(rng_from_seed(seed))
+        rng = np.random.default_rng(seed)
+        while not game.is_over(st):
+            check_observation_bytes(game, st)
+            legal = game.legal_actions(st)
+            game.apply(st, legal[int(rng.integers(len(legal)))])
+        check_observation_bytes(game, st)
+        events |= {"ace discarded" if e[0] == "discard" and e[2] < 6 else e[0] for e in st.events}
+    assert {"reshuffle", "take", "ace discarded", "discard"} <= events
+
+
+def test_observation_bytes_are_derived_data_outside_equality_and_json():
+    game = BhargGame(num_players=3)
+    st = game.new_state(rng_from_seed(4))
+    fresh = game.clone(st)
+    before = game.observe(st, 1)
+    game.apply(st, game.legal_actions(st)[0])
+    assert st.obs_bytes is not None and fresh.obs_bytes is None
+    twin = game.clone(st)
+    assert twin == st and twin.obs_bytes is not st.obs_bytes
+    game.apply(twin, game.legal_actions(twin)[-1])  # the clone's bytes move on alone
+    assert st.obs_bytes[1] == game.observation_bytes(st, 1)
+    loaded = game.from_json(game.to_json(st))
+    assert loaded == st and loaded.obs_bytes is None and "obs_bytes" not in game.to_json(st)
+    assert np.array_equal(game.observe(loaded, 1), game.observe(st, 1))
+    det = game.determinize(st, 0, np.random.default_rng(0))
+    assert det.obs_bytes is None
+    assert np.array_equal(game.observe(det, 0), game.observe(st, 0))
+    view = game.observe(st, 1)
+    view[0] = 1 - view[0]  # the returned array is the caller's own
+    assert game.observe(st, 1)[0] != view[0] and before.shape == view.shape
 
 
 def test_random_play_reaches_reshuffles_wins_and_truncations():

@@ -186,6 +186,24 @@ def test_batch_equals_scalar(cases):
     assert K.is_set_batch(hands).tolist() == [K.is_set(int(h)) for h in hands.tolist()]
 
 
+def test_vectorised_batch_across_chunks_equals_scalar_and_oracle():
+    rng = np.random.default_rng(5)
+    n = K._EVAL_CHUNK + 3000  # two chunks
+    sizes = rng.integers(6, 10, n)
+    picks = np.argsort(rng.random((n, 45)), axis=1)
+    hands = np.array([sum(1 << int(c) for c in picks[i, : sizes[i]]) for i in range(n)], dtype=np.uint64)
+    aces = rng.integers(-1, 6, n)
+    aces[(hands >> np.maximum(aces, 0).astype(np.uint64)) & np.uint64(1) == 1] = -1
+    b, ok, v = K.evaluate_batch(hands, aces)
+    got = list(zip(b.tolist(), ok.tolist(), v.tolist(), strict=True))
+    pairs = zip(hands.tolist(), aces.tolist(), strict=True)
+    assert got == [tuple(K.evaluate(h, a)) for h, a in pairs]
+    assert ok.tolist() == K.all_bound_batch(hands, aces).tolist()
+    for i in range(0, n, n // 60):  # the slow oracle on a sample, including the second chunk
+        cards = [c for c in range(45) if int(hands[i]) >> c & 1]
+        assert got[i] == oracle(cards, None if aces[i] < 0 else int(aces[i])), (cards, aces[i])
+
+
 def test_batch_on_structured_hands_equals_oracle():
     rng = np.random.default_rng(11)
     cases = _winning_hands(rng, 200)
