@@ -227,4 +227,4 @@ def evaluate(game: Any, state: Any) -> list[float]:
 
 
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate,
-                         defaults={"iterations": 100})
+                         defaults={"iterations": 100, "determinizations": 16})

@@ -126,4 +126,4 @@ def evaluate(game: Any, state: Any) -> list[float]:
 
 
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate,
-                         defaults={"iterations": 30, "max_rollout_steps": 24})
+                         defaults={"iterations": 30, "determinizations": 16, "max_rollout_steps": 24})

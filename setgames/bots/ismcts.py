@@ -16,13 +16,22 @@ with the strictly highest return, shared on ties, 0 otherwise), because the
 arena ranks bots by wins; games with score-valued returns then still break
 ties on score through the rollout evaluation hook.
 
+Root sweep (the default for the three games, which lend a fast policy):
+every iteration draws one determinization and searches *every* root action
+on its own copy of it, with the same rollout seed (common random numbers), so
+root actions are compared on identical hidden cards; below the root the tree
+grows by progressive widening led by the fast policy, and other seats play
+that policy. The final move is the rule-based ``prior``'s move unless another
+action beats it on the paired samples by ``switch_z`` standard errors. The
+plain one-action-per-iteration UCB root is ``root="ucb"``.
+
 A rollout stops after ``max_rollout_steps`` steps; an unfinished game is then
 scored by the game's ``evaluate`` hook when it has one (see
 :func:`game_hooks`), else as a draw.
 
-The budget is ``iterations`` (reproducible) or ``seconds`` (wall clock, not
-reproducible); the default iteration counts per game are chosen so that an
-arena game against another bot lasts a few seconds at most on one core.
+The budget is ``iterations`` (reproducible; determinizations in sweep mode)
+or ``seconds`` (wall clock, not reproducible); the defaults per game (the
+hooks' ``defaults``) keep a move to about a hundred milliseconds on one core.
 """
 
 from __future__ import annotations
@@ -44,6 +53,9 @@ DEFAULT_ITERATIONS = 200  # iterations per decision when the game module gives n
 DEFAULT_EXPLORATION = 0.7  # UCB constant c on utilities in [0, 1]
 DEFAULT_MAX_ROLLOUT_STEPS = 400  # steps; beyond that the evaluate hook (or a draw) scores the game
 DEFAULT_PRIOR_BIAS = 2.0  # progressive bias: bonus bias / (visits + 1) on the prior's root move
+DEFAULT_DETERMINIZATIONS = 16  # sweep mode: determinizations per decision, each shared by all root actions
+DEFAULT_WIDEN = 0.5  # sweep mode: children allowed below the root = 1 + widen * sqrt(node visits)
+DEFAULT_SWITCH_Z = 1.0  # sweep mode: leave the prior's move when a paired test beats it by this many SEs
 
 _HOOK_MODULES = {
     "tethsi": "setgames.bots.greedy_tethsi",
@@ -122,9 +134,10 @@ def _random_action(game: Game, state: Any, rng: np.random.Generator) -> int:
 class _Node:
     """Statistics of the edges leaving one information-set node."""
 
-    __slots__ = ("bias", "edges", "prior")
+    __slots__ = ("bias", "edges", "prior", "visits")
 
     def __init__(self) -> None:
+        self.visits = 0  # descents through this node (used by progressive widening)
         self.prior = -1  # action favoured by progressive bias at this node, -1 for none
         self.bias = 0.0
         # (seat, action) -> [visits, availability, total utility of seat, child node]
@@ -141,7 +154,8 @@ class IsmctsBot(Bot):
         seconds: wall-clock budget per decision instead of ``iterations``
             (not reproducible run to run).
         c: UCB exploration constant.
-        rollout: ``"auto"`` (the game's fast policy if it has one), ``"random"``.
+        rollout: ``"auto"`` (the game's fast policy if it has one), ``"random"``,
+            ``"greedy"`` (the game's rule-based player itself: slower, stronger).
         max_rollout_steps: rollout length cap (default: the game's hooks, else
             :data:`DEFAULT_MAX_ROLLOUT_STEPS`).
         opponents: ``"tree"``: other seats' moves are tree nodes too (plain
@@ -151,6 +165,19 @@ class IsmctsBot(Bot):
             game has a fast policy, else ``"tree"``.
         prior_bias: progressive-bias weight on the root move of the game's
             ``prior`` hook (0 turns it off).
+        root: ``"ucb"``: one determinization per iteration, the root action
+            chosen by UCB (plain SO-ISMCTS); ``"sweep"``: every iteration
+            draws one determinization and searches *every* root action on it
+            (with the same rollout seed), and ``iterations`` counts those
+            determinizations; ``"auto"``: ``"sweep"`` when the game has a fast
+            policy, else ``"ucb"``.
+        switch_z: sweep mode: the move of the ``prior`` hook is kept unless
+            another root action beats it on the paired samples by more than
+            ``switch_z`` standard errors (0: plain best mean; default: the
+            game's hooks, else :data:`DEFAULT_SWITCH_Z`).
+        widen: sweep mode, games with a fast policy: below the root a node
+            holds at most ``1 + widen * sqrt(visits)`` children, the policy's
+            move first (0: expand every action, plain ISMCTS).
     """
 
     name = "ismcts"
@@ -159,16 +186,23 @@ class IsmctsBot(Bot):
                  seconds: float | None = None, c: float = DEFAULT_EXPLORATION,
                  rollout: str = "auto", max_rollout_steps: int | None = None,
                  opponents: str = "auto", prior_bias: float = DEFAULT_PRIOR_BIAS,
+                 root: str = "auto", switch_z: float | None = None, widen: float = DEFAULT_WIDEN,
                  game_name: str | None = None):
         super().__init__(seed)
         if iterations is not None and int(iterations) < 1:
             raise ValueError(f"iterations {iterations!r} must be >= 1")
         if seconds is not None and not float(seconds) > 0:
             raise ValueError(f"seconds {seconds!r} must be > 0")
-        if rollout not in ("auto", "random"):
-            raise ValueError(f"rollout {rollout!r} must be 'auto' or 'random'")
+        if rollout not in ("auto", "random", "greedy"):
+            raise ValueError(f"rollout {rollout!r} must be 'auto', 'random' or 'greedy'")
         if opponents not in ("auto", "tree", "policy"):
             raise ValueError(f"opponents {opponents!r} must be 'auto', 'tree' or 'policy'")
+        if root not in ("auto", "ucb", "sweep"):
+            raise ValueError(f"root {root!r} must be 'auto', 'ucb' or 'sweep'")
+        if not float(widen) >= 0:
+            raise ValueError(f"widen {widen!r} must be >= 0")
+        if switch_z is not None and not float(switch_z) >= 0:
+            raise ValueError(f"switch_z {switch_z!r} must be >= 0")
         if not float(c) >= 0:
             raise ValueError(f"c {c!r} must be >= 0")
         if max_rollout_steps is not None and int(max_rollout_steps) < 0:
@@ -180,6 +214,9 @@ class IsmctsBot(Bot):
         self.max_rollout_steps = None if max_rollout_steps is None else int(max_rollout_steps)
         self.opponents = opponents
         self.prior_bias = float(prior_bias)
+        self.root = root
+        self.switch_z = None if switch_z is None else float(switch_z)
+        self.widen = float(widen)
         self.game_name = game_name
 
     def __repr__(self) -> str:
@@ -213,15 +250,24 @@ class IsmctsBot(Bot):
             return legal[0], {}, 0
         hooks = self._hooks(game)
         policy = hooks.rollout if self.rollout_mode == "auto" else None
+        if self.rollout_mode == "greedy" and hooks.prior is not None:
+            prior_fn = hooks.prior
+
+            def policy(g: Game, s: Any, r: np.random.Generator) -> int:
+                return prior_fn(g, s, g.current_seat(s))
         evaluate = hooks.evaluate
         limit = self.max_rollout_steps
         if limit is None:
             limit = int(hooks.defaults.get("max_rollout_steps", DEFAULT_MAX_ROLLOUT_STEPS))
         model = self.opponents == "policy" or (self.opponents == "auto" and hooks.rollout is not None)
-        opp_policy = (hooks.rollout or _random_action) if model else None
+        opp_policy = (policy or hooks.rollout or _random_action) if model else None
+        sweep = self.root == "sweep" or (self.root == "auto" and hooks.rollout is not None)
         iterations = self.iterations
         if iterations is None and self.seconds is None:
-            iterations = int(hooks.defaults.get("iterations", DEFAULT_ITERATIONS))
+            if sweep:
+                iterations = int(hooks.defaults.get("determinizations", DEFAULT_DETERMINIZATIONS))
+            else:
+                iterations = int(hooks.defaults.get("iterations", DEFAULT_ITERATIONS))
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         root = _Node()
         if hooks.prior is not None and self.prior_bias > 0:
@@ -229,6 +275,12 @@ class IsmctsBot(Bot):
             root.bias = self.prior_bias
         rng = self.rng
         c = self.c
+        if sweep:
+            z = self.switch_z
+            if z is None:
+                z = float(hooks.defaults.get("switch_z", DEFAULT_SWITCH_Z))
+            return self._search_sweep(game, state, seat, legal, root, iterations, deadline, policy,
+                                      evaluate, opp_policy, limit, z)
         n = 0
         while True:
             if iterations is not None and n >= iterations:
@@ -245,10 +297,70 @@ class IsmctsBot(Bot):
                                          -a))
         return best, stats, n
 
+    def _search_sweep(self, game: Game, state: Any, seat: int, legal: list[int], root: _Node,
+                      iterations: int | None, deadline: float | None, policy: Any, evaluate: Any,
+                      opp_policy: Any, limit: int, switch_z: float
+                      ) -> tuple[int, dict[int, tuple[int, float]], int]:
+        samples: dict[int, list[float]] = {a: [] for a in legal}
+        n = 0
+        while True:
+            if iterations is not None and n >= iterations:
+                break
+            if deadline is not None and n > 0 and time.perf_counter() >= deadline:
+                break
+            self._sweep(game, state, seat, root, legal, self.rng, self.c, policy, evaluate, opp_policy,
+                        limit, samples)
+            n += 1
+        stats = {a: (e[0], e[2]) for (s, a), e in root.edges.items() if s == seat}
+        means = {a: sum(v) / len(v) for a, v in samples.items()}
+        best = max(legal, key=lambda a: (means[a], -a))
+        prior = root.prior
+        if prior in samples and best != prior and n > 1:
+            diffs = [x - y for x, y in zip(samples[best], samples[prior], strict=True)]
+            mean = sum(diffs) / n
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            if mean <= switch_z * math.sqrt(var / n):
+                best = prior
+        return best, stats, n
+
     def _iterate(self, game: Game, root_state: Any, me: int, root: _Node,
                  rng: np.random.Generator, c: float, policy: Any, evaluate: Any,
                  opp_policy: Any, limit: int) -> None:
         state = game.determinize(root_state, me, rng)
+        self._descend(game, state, me, root, rng, c, policy, evaluate, opp_policy, limit)
+
+    def _sweep(self, game: Game, root_state: Any, me: int, root: _Node, legal: list[int],
+               rng: np.random.Generator, c: float, policy: Any, evaluate: Any,
+               opp_policy: Any, limit: int, samples: dict[int, list[float]]) -> None:
+        """One determinization shared by every root action (common random numbers).
+
+        Each root action is applied to its own copy of the same determinization
+        and searched below with the same rollout seed, so root actions are
+        compared on identical hidden cards: the comparison's variance drops far
+        below that of independent samples, which is what lets a small budget
+        find moves better than the prior's.
+        """
+        det = game.determinize(root_state, me, rng)
+        seed = int(rng.integers(2**63))
+        edges = root.edges
+        for a in legal:
+            edge = edges.get((me, a))
+            if edge is None:
+                edge = edges[(me, a)] = [0, 0, 0.0, _Node()]
+            edge[1] += 1
+            state = game.clone(det)
+            game.apply(state, a)
+            util = self._descend(game, state, me, edge[3], np.random.default_rng(seed), c, policy,
+                                 evaluate, opp_policy, limit, self.widen)
+            edge[0] += 1
+            edge[2] += util[me]
+            samples[a].append(util[me])
+
+    def _descend(self, game: Game, state: Any, me: int, root: _Node,
+                 rng: np.random.Generator, c: float, policy: Any, evaluate: Any,
+                 opp_policy: Any, limit: int, widen: float = 0.0) -> list[float]:
+        """Selection, expansion, rollout and backup from ``root`` on the
+        determinized ``state`` (consumed); returns the utilities per seat."""
         node = root
         path: list[list[Any]] = []
         movers: list[int] = []
@@ -265,6 +377,18 @@ class IsmctsBot(Bot):
                 e = edges.get((mover, a))
                 if e is not None:
                     e[1] += 1
+            if untried and widen and policy is not None:
+                # Progressive widening led by the fast policy: a node below the root
+                # first grows the policy's move and admits another only as its visits
+                # grow, so a small budget values a root action by sensible follow-ups
+                # rather than by random first tries.
+                node.visits += 1
+                if len(legal) - len(untried) >= 1 + int(widen * math.sqrt(node.visits)):
+                    untried = []
+                else:
+                    pa = policy(game, state, rng)
+                    if pa in untried:
+                        untried = [pa]
             if untried:
                 a = untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
                 edge = [0, 1, 0.0, _Node()]
@@ -278,7 +402,9 @@ class IsmctsBot(Bot):
             best_u = -math.inf
             prior = node.prior
             for a in legal:
-                e = edges[(mover, a)]
+                e = edges.get((mover, a))
+                if e is None:
+                    continue
                 u = e[2] / e[0] + c * math.sqrt(math.log(e[1]) / e[0])
                 if a == prior:
                     u += node.bias / (e[0] + 1)
@@ -307,3 +433,4 @@ class IsmctsBot(Bot):
         for edge, mover in zip(path, movers, strict=True):
             edge[0] += 1
             edge[2] += util[mover]
+        return util

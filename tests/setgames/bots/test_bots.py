@@ -14,7 +14,7 @@ from tests.setgames.arena.toy_multi import MultiToyGame
 from tests.setgames.bots.helpers import available_games
 from tests.setgames.toy_game import ToyGame, ToyState
 
-FAST = {"ismcts": {"iterations": 12, "max_rollout_steps": 60}}  # cheap search for long runs
+FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}}  # cheap search for long runs
 
 
 def _bot(name: str, game_name: str, seed: int):
@@ -124,6 +124,16 @@ def test_ismcts_takes_the_winning_move_in_the_toy_game():
     assert make_bot("ismcts", "toy", 0, iterations=400).act(game, ToyState(5, [0, 0], seat=1), 1) == 1
 
 
+def test_ismcts_sweep_mode_takes_the_winning_move_in_the_toy_game():
+    # Same hand-worked positions, every root action searched on each shared determinization.
+    game = ToyGame()
+    assert make_bot("ismcts", "toy", 0, root="sweep", iterations=60).act(game, ToyState(2, [0, 0]), 0) == 1
+    assert make_bot("ismcts", "toy", 0, root="sweep", iterations=200).act(game, ToyState(4, [0, 0]), 0) == 0
+    action, stats, n = make_bot("ismcts", "toy", 0, root="sweep", iterations=30).search(
+        game, ToyState(4, [0, 0]), 0)
+    assert n == 30 and {a: v for a, (v, _) in stats.items()} == {0: 30, 1: 30} and action == 0
+
+
 def test_ismcts_multiplayer_returns_credit_the_mover():
     # 3 players, pile 2, seat 0 to move: take 2 wins at once; take 1 lets seat 1 win.
     game = MultiToyGame(3)
@@ -194,6 +204,8 @@ def test_make_bot_rejects_unknown_names(bad, match):
     ({"rollout": "magic"}, "rollout 'magic'"),
     ({"depth": 3}, "bad option for bot 'ismcts'"),
     ({"seconds": -1}, "seconds -1"),
+    ({"root": "wide"}, "root 'wide'"),
+    ({"switch_z": -1}, "switch_z -1"),
 ])
 def test_make_bot_rejects_bad_options(options, match):
     with pytest.raises(ValueError, match=match):
