@@ -276,8 +276,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``setgames``; returns the exit status (also when run as a script)."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The benchmarks own their flags (--quick, --only, ...): argparse's REMAINDER
+    # would refuse a first one that starts with "-", so hand them over untouched.
+    passthrough: list[str] | None = None
+    if argv[:1] == ["bench"]:
+        argv, passthrough = argv[:1], argv[1:]
     try:
-        args = parser.parse_args(None if argv is None else list(argv))
+        args = parser.parse_args(argv)
+        if passthrough is not None:
+            args.bench_args = passthrough
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
