@@ -22,9 +22,22 @@ A Khui or pair claimer becomes the current player and discards.
 from __future__ import annotations
 
 from setgames.kernels import tusac as kern
-from tusac_env.melds import MELDS, PARTNERS, add_public, after_removal, public_value, refresh_seat
+from tusac_env.melds import (
+    MELDS,
+    PARTNERS,
+    add_public,
+    after_removal,
+    meld_memo,
+    public_value,
+    refresh_seat,
+)
 from tusac_env.scoring import finish_win
-from tusac_env.state import KIND_VALUES, Phase, TuSacConfig, TuSacState
+from tusac_env.state import (
+    KIND_VALUES,
+    PHASE_DISCARD,
+    TuSacConfig,
+    TuSacState,
+)
 
 __all__ = ["RECHECK_AFTER_PASS", "WAITING_PAIRS", "WAITING_SAME_COLOR", "resolve_claims", "win_meld"]
 
@@ -58,38 +71,56 @@ def is_waiting_hand(counts: list[int], khaps: tuple[int, ...], trash: int) -> bo
     return False
 
 
+# MAX_USED[a]: most private cards a meld of active card a uses. Removing k cards lowers
+# trash by at most k, so a seat whose trash exceeds this cannot win on a (claim filter).
+MAX_USED: tuple[int, ...] = tuple(max(len(used) for _, _, used in MELDS[a]) for a in range(len(MELDS)))
+# Seats in claim order (the current seat first) for each (number of players, current seat).
+_ORDERS = {(n, cur): tuple((cur + i) % n for i in range(n)) for n in (2, 3, 4) for cur in range(n)}
+
+
 def win_meld(state: TuSacState, seat: int, a: int) -> tuple[int, str, tuple[int, ...]] | None:
     """The best winning meld of active card ``a`` for ``seat``: ``(hand value, kind, used)``.
 
     None when no meld leaves ``seat``'s private block without trash. A meld uses at
     most 3 private cards and removing k cards lowers trash by at most k, so seats
-    with more than 3 trash are skipped without a kernel call.
+    with more than 3 trash are skipped without a kernel call. When ``seat``'s
+    :func:`~tusac_env.melds.meld_memo` for ``a`` exists its winning melds are
+    reused; otherwise only the melds using at least ``trash`` cards are tried.
     """
     trash = state._trash[seat]
     if trash > 3:
         return None
     counts = state.private[seat]
     khaps = state._khaps[seat]
-    best: tuple[int, str, tuple[int, ...]] | None = None
+    best_v = -1
+    best_kind = ""
+    best_used: tuple[int, ...] = ()
     if counts[a] == 3 and trash == 0:
         rest = counts[:]
         rest[a] = 0
         k2 = tuple(t for t in khaps if t != a)
-        v = public_value(state, seat) + KIND_VALUES["khui"] + kern.max_value(rest, k2)
-        best = (v, "khui", (a, a, a))
-    for _, kind, used in MELDS[a]:
-        if len(used) < trash:
-            continue
-        rest = after_removal(counts, used)
-        if rest is None:
-            continue
+        best_v = KIND_VALUES["khui"] + kern.max_value(rest, k2)
+        best_kind, best_used = "khui", (a, a, a)
+    memo = state._memo[seat].get(a)
+    if memo is not None:
+        cands = memo.wins
+    else:
+        cands = []
+        for _, kind, used in MELDS[a]:
+            if len(used) >= trash and all(counts[u] for u in used):
+                rest = after_removal(counts, used)
+                if rest is not None:
+                    cands.append((kind, used, rest))
+    for kind, used, rest in cands:
         mv = kern.max_value(rest, khaps)
         if mv is None:
             continue
-        v = public_value(state, seat) + KIND_VALUES[kind] + mv
-        if best is None or v > best[0]:
-            best = (v, kind, used)
-    return best
+        v = KIND_VALUES[kind] + mv
+        if v > best_v:
+            best_v, best_kind, best_used = v, kind, used
+    if best_v < 0:
+        return None
+    return public_value(state, seat) + best_v, best_kind, best_used
 
 
 def _apply_meld(state: TuSacState, seat: int, a: int, kind: str, used: tuple[int, ...],
@@ -108,19 +139,27 @@ def resolve_claims(state: TuSacState, config: TuSacConfig, exclude: int) -> bool
     ``exclude`` is the discarder (-1 for a hit card). On a claim the state moves
     to the claimer (discard phase) or ends with a win; otherwise it is unchanged.
     """
-    n = state.num_players
     a = state.active
     cur = state.current
-    order = [(cur + i) % n for i in range(n)]
+    order = _ORDERS[state.num_players, cur]
     trash_of, private = state._trash, state.private
     partners = PARTNERS[a]
     king = a % 7 == 0
+    max_trash = MAX_USED[a]
     for s in order:
-        if s == exclude or trash_of[s] > 3:
+        if s == exclude or trash_of[s] > max_trash:
             continue
         counts = private[s]
-        if not king and not any(counts[u] for u in partners):
-            continue
+        if not king:
+            for u in partners:
+                if counts[u]:
+                    break
+            else:
+                continue  # holds none of the cards a meld of ``a`` would use
+        if s == cur:
+            # The current seat's legal actions will need every meld of ``a`` if no
+            # claim is made: evaluate them once, for both.
+            meld_memo(state, s, a)
         w = win_meld(state, s, a)
         if w is not None:
             _, kind, used = w
@@ -167,5 +206,5 @@ def _to_claimer(state: TuSacState, seat: int) -> None:
     state.active_how = 0
     state.active_passed = False
     state.current = seat
-    state.phase = Phase.DISCARD
+    state.phase = PHASE_DISCARD
 

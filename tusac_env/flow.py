@@ -23,15 +23,27 @@ from setgames.cards import NUM_TUSAC_TYPES
 from setgames.kernels import tusac as kern
 from tusac_env.claims import resolve_claims
 from tusac_env.layout import DISCARD0, HIT, PASS
-from tusac_env.melds import MELDS, add_public, after_removal, refresh_seat, unseen_counts
+from tusac_env.melds import (
+    MELDS,
+    add_public,
+    empty_caches,
+    meld_memo,
+    refresh_seat,
+    take_discard,
+    unseen_counts,
+)
 from tusac_env.scoring import finish_draw, finish_win
 from tusac_env.state import (
     DRAW_LIMIT,
+    EXPOSED_BY_DISCARD,
+    EXPOSED_BY_HIT,
+    EXPOSED_NONE,
     FIRST_DEAL,
     HAND_SIZE,
-    PUBLIC_KINDS,
-    Exposure,
-    Phase,
+    PHASE_AFTER_HIT,
+    PHASE_DISCARD,
+    PHASE_OVER,
+    PHASE_RESPOND,
     TuSacConfig,
     TuSacState,
 )
@@ -59,7 +71,7 @@ def deal(config: TuSacConfig, rng: np.random.Generator) -> TuSacState:
         pos += size
     state = TuSacState(
         num_players=n, first=first, private=private, public=[[] for _ in range(n)],
-        dead=[0] * NUM_TUSAC_TYPES, draw=deck[pos:], current=first, phase=Phase.DISCARD,
+        dead=[0] * NUM_TUSAC_TYPES, draw=deck[pos:], current=first, phase=PHASE_DISCARD,
     )
     return start(state, config)
 
@@ -71,13 +83,15 @@ def start(state: TuSacState, config: TuSacConfig) -> TuSacState:
     empty public blocks; hand-built test positions go through here too.
     """
     n = state.num_players
-    _empty_caches(state)
+    empty_caches(state)
     for i in range(n):
         seat = (state.first + i) % n
         state.events.append(("deal", seat, sum(state.private[seat])))
     for i in range(n):
         seat = (state.first + i) % n
         counts = state.private[seat]
+        if 4 not in counts:  # most deals hold no Quan: skip the scan
+            continue
         for t in range(NUM_TUSAC_TYPES):
             if counts[t] == 4:
                 counts[t] = 0
@@ -88,24 +102,10 @@ def start(state: TuSacState, config: TuSacConfig) -> TuSacState:
         refresh_seat(state, seat)
         state.events.append(("khaps", seat, len(state._khaps[seat])))
     state.current = state.first
-    state.phase = Phase.DISCARD
+    state.phase = PHASE_DISCARD
     if state._trash[state.first] == 0:
-        finish_win(state, config, state.first, -1, Exposure.NONE, -1)
+        finish_win(state, config, state.first, -1, EXPOSED_NONE, -1)
     return state
-
-
-def _empty_caches(state: TuSacState) -> None:
-    """Set up empty caches before the Quans are taken out (no trash yet)."""
-    n = state.num_players
-    state._trash = [0] * n
-    state._khaps = [()] * n
-    state._pub_counts = [[0] * NUM_TUSAC_TYPES for _ in range(n)]
-    state._kind_counts = [[0] * len(PUBLIC_KINDS) for _ in range(n)]
-    state._exposed = state.dead[:]
-    state._legal = None
-    state._meld_trash = {}
-    state._worst = None
-    state._head = {}
 
 
 def legal_actions(state: TuSacState) -> list[int]:
@@ -115,25 +115,14 @@ def legal_actions(state: TuSacState) -> list[int]:
         return legal
     phase = state.phase
     cur = state.current
-    if phase == Phase.DISCARD:
+    if phase == PHASE_DISCARD:
         legal = [DISCARD0 + t for t in kern.trash_discards(state.private[cur], state._khaps[cur])]
-    elif phase == Phase.OVER:
+    elif phase == PHASE_OVER:
         legal = []
     else:
-        counts = state.private[cur]
-        trash = state._trash[cur]
-        khaps = state._khaps[cur]
-        meld_trash = state._meld_trash
-        legal = []
-        for idx, _, used in MELDS[state.active]:
-            rest = after_removal(counts, used)
-            if rest is None:
-                continue
-            after = kern.min_trash(rest, khaps) if used else trash
-            if after <= trash:
-                legal.append(idx)
-                meld_trash[idx] = after
-        legal.append(HIT if phase == Phase.RESPOND else PASS)
+        m = meld_memo(state, cur, state.active)
+        legal = [*m.legal, HIT if phase == PHASE_RESPOND else PASS]
+        state._meld_trash = m.after  # shared with the memo: only ever read
     state._legal = legal
     return legal
 
@@ -144,10 +133,16 @@ def worst_cards(state: TuSacState) -> list[int]:
     Only meaningful in the discard phase; cached until the next action.
     """
     if state._worst is None:
-        cur = state.current
-        state._worst = kern.worst_discards(
-            state.private[cur], unseen_counts(state, cur), state._khaps[cur]
-        )
+        legal = legal_actions(state)
+        if len(legal) <= 1:
+            # The legal discards are the kernel's candidates: with one, it is the worst
+            # whatever its outs, and the outs need not be counted.
+            state._worst = [x - DISCARD0 for x in legal]
+        else:
+            cur = state.current
+            state._worst = kern.worst_discards(
+                state.private[cur], unseen_counts(state, cur), state._khaps[cur]
+            )
     return state._worst
 
 
@@ -158,15 +153,13 @@ def apply_action(state: TuSacState, config: TuSacConfig, action: int) -> None:
     if action >= DISCARD0:
         t = action - DISCARD0
         state.discard_worst = t in worst_cards(state)
-        state.private[cur][t] -= 1
-        state._trash[cur] -= 1  # a legal discard lowers trash by exactly one
-        state._head.clear()
+        take_discard(state, cur, t)
         state.events.append(("discard", cur, t))
         _clear(state)
-        state.active, state.active_from, state.active_how = t, cur, Exposure.DISCARD
+        state.active, state.active_from, state.active_how = t, cur, EXPOSED_BY_DISCARD
         state.active_passed = False
         state.current = (cur + 1) % n
-        state.phase = Phase.RESPOND
+        state.phase = PHASE_RESPOND
         resolve_claims(state, config, cur)
         return
     if action == HIT:
@@ -181,16 +174,16 @@ def apply_action(state: TuSacState, config: TuSacConfig, action: int) -> None:
         new = state.draw.pop()
         state.events.append(("hit", cur, new, old))
         _clear(state)
-        state.active, state.active_from, state.active_how = new, cur, Exposure.HIT
+        state.active, state.active_from, state.active_how = new, cur, EXPOSED_BY_HIT
         state.active_passed = False
-        state.phase = Phase.AFTER_HIT
+        state.phase = PHASE_AFTER_HIT
         resolve_claims(state, config, -1)
         return
     if action == PASS:
         state.events.append(("pass", cur, state.active))
         _clear(state)
         state.current = (cur + 1) % n
-        state.phase = Phase.RESPOND
+        state.phase = PHASE_RESPOND
         state.active_passed = True
         return
     # a meld chosen by the current player
@@ -212,7 +205,7 @@ def apply_action(state: TuSacState, config: TuSacConfig, action: int) -> None:
     if after == 0:
         finish_win(state, config, cur, a, how, src)
         return
-    state.phase = Phase.DISCARD
+    state.phase = PHASE_DISCARD
 
 
 def _clear(state: TuSacState) -> None:

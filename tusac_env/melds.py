@@ -15,6 +15,8 @@ private block changes only when its owner melds or discards.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from setgames.cards import NUM_TUSAC_TYPES, TUSAC_COLORS
 from setgames.kernels import tusac as kern
 from tusac_env.state import KIND_VALUES, PUBLIC_KINDS, TuSacState
@@ -33,11 +35,15 @@ __all__ = [
     "NUM_MELD_ACTIONS",
     "QUAD_ONLY_AS_KHUI",
     "SINGLE_KING_MELD",
+    "MeldMemo",
     "add_public",
     "after_removal",
+    "empty_caches",
     "meld_label",
+    "meld_memo",
     "rebuild_caches",
     "refresh_seat",
+    "take_discard",
     "unseen_counts",
 ]
 
@@ -121,28 +127,106 @@ def after_removal(counts: list[int], used: tuple[int, ...]) -> list[int] | None:
 
 def khap_types(counts: list[int]) -> tuple[int, ...]:
     """Types held exactly three times (Khaps: private blocks only lose cards after the deal)."""
+    if 3 not in counts:  # the usual case, answered at C speed
+        return ()
     return tuple(t for t in range(NUM_TUSAC_TYPES) if counts[t] == 3)
 
 
+def _private_changed(state: TuSacState, seat: int) -> None:
+    # Everything cached on ``seat``'s private block goes stale together.
+    state._own_obs[seat] = None
+    state._sizes_obs = None
+    state._memo[seat] = {}
+
+
 def refresh_seat(state: TuSacState, seat: int, trash: int | None = None) -> None:
-    """Recompute ``seat``'s cached Khaps and trash count after its private block changed."""
+    """Recompute ``seat``'s cached Khaps, trash count and size after its private block changed."""
     counts = state.private[seat]
-    state._head.clear()
     khaps = khap_types(counts)
     state._khaps[seat] = khaps
     state._trash[seat] = kern.min_trash(counts, khaps) if trash is None else trash
+    state._sizes[seat] = sum(counts)
+    _private_changed(state, seat)
+
+
+def take_discard(state: TuSacState, seat: int, ttype: int) -> None:
+    """Take one legal discard out of ``seat``'s private block.
+
+    Cheaper than :func:`refresh_seat`: a legal discard lowers trash by exactly
+    one and is never a Khap card, so the Khaps stay and no kernel call is needed.
+    """
+    state.private[seat][ttype] -= 1
+    state._trash[seat] -= 1
+    state._sizes[seat] -= 1
+    _private_changed(state, seat)
+
+
+class MeldMemo(NamedTuple):
+    """What a seat's private block allows with one active card (see :func:`meld_memo`).
+
+    Attributes:
+        legal: meld action indices that do not raise the seat's trash, ascending.
+        after: meld index -> trash count after that meld (for the legal ones).
+        wins: ``(kind, used, rest)`` of every meld leaving no trash, in meld order
+            (``rest`` is the private block after it; never mutated).
+    """
+
+    legal: tuple[int, ...]
+    after: dict[int, int]
+    wins: tuple[tuple[str, tuple[int, ...], list[int]], ...]
+
+
+def meld_memo(state: TuSacState, seat: int, a: int) -> MeldMemo:
+    """Every meld of active card ``a`` open to ``seat``, with the trash it leaves.
+
+    Memoized per seat until its private block changes: the current seat's
+    claim check and its legal actions on the same card share one evaluation,
+    and a type seen again by the same seat costs a dict lookup.
+    """
+    memo = state._memo[seat]
+    m = memo.get(a)
+    if m is not None:
+        return m
+    counts = state.private[seat]
+    khaps = state._khaps[seat]
+    trash = state._trash[seat]
+    legal: list[int] = []
+    after_of: dict[int, int] = {}
+    wins = []
+    for idx, kind, used in MELDS[a]:
+        for u in used:  # most melds lack a card: reject them before copying the block
+            if not counts[u]:
+                break
+        else:
+            rest = after_removal(counts, used)
+            if rest is None:
+                continue
+            after = kern.min_trash(rest, khaps) if used else trash
+            if after <= trash:
+                legal.append(idx)
+                after_of[idx] = after
+                if after == 0:
+                    wins.append((kind, used, rest))
+    m = memo[a] = MeldMemo(tuple(legal), after_of, tuple(wins))
+    return m
 
 
 def add_public(state: TuSacState, seat: int, kind: str, ttypes: list[int]) -> None:
     """Put a set into ``seat``'s public block (cards already taken from where they were)."""
     ttypes = sorted(ttypes)
-    state._head.clear()
     state.public[seat].append([kind, ttypes])
-    state._kind_counts[seat][KIND_INDEX[kind]] += 1
+    kc = state._kind_counts[seat]
+    kc[KIND_INDEX[kind]] += 1
     pc, ex = state._pub_counts[seat], state._exposed
     for t in ttypes:
         pc[t] += 1
         ex[t] += 1
+    obs = state._public_obs
+    if obs is not None:  # splice this seat's rows into the observation piece: cheaper than a rebuild
+        c, k = obs
+        i, j = seat * NUM_TUSAC_TYPES, seat * len(PUBLIC_KINDS)
+        state._public_obs = (c[:i] + bytes(pc) + c[i + NUM_TUSAC_TYPES:],
+                             k[:j] + bytes(kc) + k[j + len(PUBLIC_KINDS):])
 
 
 def unseen_counts(state: TuSacState, seat: int) -> list[int]:
@@ -160,22 +244,32 @@ def public_value(state: TuSacState, seat: int) -> int:
     return sum(KIND_VALUES[kind] for kind, _ in state.public[seat])
 
 
-def rebuild_caches(state: TuSacState) -> None:
-    """Recompute every cache of ``state`` from its plain fields."""
+def empty_caches(state: TuSacState) -> None:
+    """Set every cache of ``state`` to its empty value (public blocks, Khaps and trash
+    not yet counted: :func:`rebuild_caches` and the deal fill them in)."""
     n = state.num_players
     state._trash = [0] * n
     state._khaps = [()] * n
+    state._sizes = [sum(p) for p in state.private]
     state._pub_counts = [[0] * NUM_TUSAC_TYPES for _ in range(n)]
     state._kind_counts = [[0] * len(PUBLIC_KINDS) for _ in range(n)]
     state._exposed = state.dead[:]
-    for s in range(n):
+    state._legal = None
+    state._meld_trash = {}
+    state._worst = None
+    state._memo = [{} for _ in range(n)]
+    state._own_obs = [None] * n
+    state._public_obs = None
+    state._sizes_obs = None
+
+
+def rebuild_caches(state: TuSacState) -> None:
+    """Recompute every cache of ``state`` from its plain fields."""
+    empty_caches(state)
+    for s in range(state.num_players):
         refresh_seat(state, s)
         for kind, ttypes in state.public[s]:
             state._kind_counts[s][KIND_INDEX[kind]] += 1
             for t in ttypes:
                 state._pub_counts[s][t] += 1
                 state._exposed[t] += 1
-    state._legal = None
-    state._meld_trash = {}
-    state._worst = None
-    state._head = {}

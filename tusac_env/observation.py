@@ -14,11 +14,18 @@ import numpy as np
 
 from setgames.cards import NUM_TUSAC_TYPES
 from setgames.spec import Feature, ObsSpec
-from tusac_env.state import FIRST_DEAL, PUBLIC_KINDS, Exposure, Phase, TuSacState
+from tusac_env.state import (
+    EXPOSED_BY_DISCARD,
+    FIRST_DEAL,
+    PHASE_DISCARD,
+    PUBLIC_KINDS,
+    TuSacState,
+)
 
 __all__ = ["CLAIM_KINDS", "Observer", "make_obs_spec"]
 
 CLAIM_KINDS = ("win", "khui", "pair")
+NUM_KINDS = len(PUBLIC_KINDS)
 _MAX_DRAW = NUM_TUSAC_TYPES * 4 - FIRST_DEAL - 20  # draw pile of a 2-player game
 
 
@@ -64,53 +71,69 @@ class Observer:
         self.off = off
         # seats in relative order, for each observer
         self.orders = tuple(tuple((seat + r) % n for r in range(n)) for seat in range(n))
-        self.head = off["active"]  # everything before it is laid out by concatenation
-        self.tail = bytes(self.size - self.head)
+        self.tail = bytes(self.size - off["active"])  # active .. drawn: zeros, then a few bytes set
         self.o_active, self.o_from, self.o_how = off["active"], off["active_from"], off["active_how"]
         self.o_passed, self.o_draw, self.o_cur = off["active_passed"], off["draw_size"], off["current"]
         self.o_phase, self.o_trash, self.o_worst = off["phase"], off["trash"], off["worst"]
         self.o_claim, self.o_claimer = off["last_claim"], off["last_claimer"]
         self.o_winner, self.o_drawn = off["winner"], off["drawn"]
+        self.claim_index = {k: i for i, k in enumerate(CLAIM_KINDS)}
+        # The vector is laid out by concatenation up to "active": check the spec's order.
         names = [f.name for f in spec.features]
-        assert names.index("active") == names.index("dead") + 1
-        self.head_end = off["dead"]  # private .. public_sets: cached per observer until a block changes
+        assert names[:names.index("active")] == [
+            "private", "khap_types", "private_sizes", "khap_counts", "public_counts", "public_sets", "dead"]
 
     def observe(self, state: TuSacState, seat: int, worst: list[int] | None) -> np.ndarray:
-        """``seat``'s observation; ``worst`` is the current seat's worst list (when discarding)."""
+        """``seat``'s observation; ``worst`` is the current seat's worst list (when discarding).
+
+        The bytes before "active" are joined from pieces cached on the state: the
+        seat's private counts and Khap row (rebuilt when its block changes) and all
+        public blocks and every block's size and Khap count in absolute seat order
+        (rebuilt when a set goes public / a private block changes), sliced into the
+        seat's relative order; the dead pile is cheap enough to write every time.
+        """
         n = self.n
-        head = state._head.get(seat)
-        if head is None:
-            order = self.orders[seat]
-            priv, khaps = state.private, state._khaps
-            pc, kc = state._pub_counts, state._kind_counts
-            khap_row = bytearray(28)
-            for t in khaps[seat]:
+        own = state._own_obs[seat]
+        if own is None:
+            khap_row = bytearray(NUM_TUSAC_TYPES)
+            for t in state._khaps[seat]:
                 khap_row[t] = 1
-            parts = [bytes(priv[seat]), khap_row, bytes([sum(priv[s]) for s in order]),
-                     bytes([len(khaps[s]) for s in order])]
-            parts += [bytes(pc[s]) for s in order]
-            parts += [bytes(kc[s]) for s in order]
-            head = state._head[seat] = b"".join(parts)
-        buf = bytearray(b"".join((head, bytes(state.dead), self.tail)))
+            own = state._own_obs[seat] = bytes(state.private[seat]) + khap_row
+        sizes = state._sizes_obs
+        if sizes is None:
+            sizes = state._sizes_obs = bytes(state._sizes + [len(k) for k in state._khaps])
+        public = state._public_obs
+        if public is None:
+            public = state._public_obs = (
+                b"".join([bytes(c) for c in state._pub_counts]),
+                b"".join([bytes(c) for c in state._kind_counts]),
+            )
+        counts, kinds = public
+        # Relative seat order = the absolute order rotated by ``seat``: two slices each.
+        i, j = seat * NUM_TUSAC_TYPES, seat * NUM_KINDS
+        buf = bytearray(b"".join((
+            own, sizes[seat:n], sizes[:seat], sizes[n + seat:], sizes[n:n + seat],
+            counts[i:], counts[:i], kinds[j:], kinds[:j], bytes(state.dead), self.tail,
+        )))
         a = state.active
         if a >= 0:
             buf[self.o_active + a] = 1
             buf[self.o_from + (state.active_from - seat) % n] = 1
-            buf[self.o_how + (0 if state.active_how == Exposure.DISCARD else 1)] = 1
+            buf[self.o_how + (0 if state.active_how == EXPOSED_BY_DISCARD else 1)] = 1
             buf[self.o_passed] = state.active_passed
         buf[self.o_draw] = len(state.draw)
         cur = state.current
         if cur >= 0:
             buf[self.o_cur + (cur - seat) % n] = 1
             buf[self.o_phase + state.phase] = 1
-            if worst is not None and cur == seat and state.phase == Phase.DISCARD:
+            if worst is not None and cur == seat and state.phase == PHASE_DISCARD:
                 p = self.o_worst
                 for t in worst:
                     buf[p + t] = 1
         buf[self.o_trash] = state._trash[seat]
         kind, who = state.last_claim
         if who >= 0:
-            buf[self.o_claim + CLAIM_KINDS.index(kind)] = 1
+            buf[self.o_claim + self.claim_index[kind]] = 1
             buf[self.o_claimer + (who - seat) % n] = 1
         if state.winner >= 0:
             buf[self.o_winner + (state.winner - seat) % n] = 1

@@ -30,11 +30,20 @@ from tusac_env.layout import LAYOUT
 from tusac_env.melds import rebuild_caches, unseen_counts
 from tusac_env.observation import Observer, make_obs_spec
 from tusac_env.render import render_state
-from tusac_env.state import Exposure, Phase, TuSacConfig, TuSacState
+from tusac_env.state import (
+    EXPOSED_BY_DISCARD,
+    EXPOSED_BY_HIT,
+    EXPOSED_NONE,
+    PHASE_DISCARD,
+    PHASE_OVER,
+    Exposure,
+    TuSacConfig,
+    TuSacState,
+)
 
 __all__ = ["TuSacGame"]
 
-_HOW_NAMES = {Exposure.NONE: None, Exposure.DISCARD: "discard", Exposure.HIT: "hit"}
+_HOW_NAMES = {EXPOSED_NONE: None, EXPOSED_BY_DISCARD: "discard", EXPOSED_BY_HIT: "hit"}
 _DETERMINIZE_TRIES = 50  # random re-deals tried before keeping the true hidden cards
 
 
@@ -101,30 +110,30 @@ class TuSacGame(Game[TuSacState]):
     def apply(self, state: TuSacState, action: int) -> tuple[float, ...] | None:
         """Play ``action``; the per-seat rewards when this ends the game, else None."""
         flow.apply_action(state, self.config, action)
-        if state.phase == Phase.OVER:
+        if state.phase == PHASE_OVER:
             return tuple(state.returns)
         return None
 
     def is_over(self, state: TuSacState) -> bool:
         """True once won or drawn."""
-        return state.phase == Phase.OVER
+        return state.phase == PHASE_OVER
 
     def returns(self, state: TuSacState) -> tuple[float, ...]:
         """Per-seat net payments times the reward scale (zeros until the end)."""
-        if state.phase != Phase.OVER:
+        if state.phase != PHASE_OVER:
             return (0.0,) * state.num_players
         return tuple(state.returns)
 
     def observe(self, state: TuSacState, seat: int) -> np.ndarray:
         """``seat``'s int8 observation (see ``tusac_env/README.md``)."""
         worst = None
-        if state.phase == Phase.DISCARD and state.current == seat:
+        if state.phase == PHASE_DISCARD and state.current == seat:
             worst = flow.worst_cards(state)
         return self._observer.observe(state, seat, worst)
 
     def worst_cards(self, state: TuSacState) -> list[int]:
         """The current seat's worst discards (the "Find Trash" hint); [] unless discarding."""
-        if state.phase != Phase.DISCARD:
+        if state.phase != PHASE_DISCARD:
             return []
         return list(flow.worst_cards(state))
 
@@ -167,13 +176,17 @@ class TuSacGame(Game[TuSacState]):
         )
         twin._trash = s._trash[:]
         twin._khaps = s._khaps[:]
+        twin._sizes = s._sizes[:]
         twin._pub_counts = [p[:] for p in s._pub_counts]
         twin._kind_counts = [p[:] for p in s._kind_counts]
         twin._exposed = s._exposed[:]
         twin._legal = None if s._legal is None else s._legal[:]
         twin._meld_trash = dict(s._meld_trash)
         twin._worst = None if s._worst is None else s._worst[:]
-        twin._head = dict(s._head)
+        twin._memo = [dict(m) for m in s._memo]  # entries are never mutated: shared safely
+        twin._own_obs = s._own_obs[:]
+        twin._public_obs = s._public_obs
+        twin._sizes_obs = s._sizes_obs
         return twin
 
     _FIELDS = ("num_players", "first", "private", "public", "dead", "draw", "active",

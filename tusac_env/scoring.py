@@ -19,7 +19,12 @@ from __future__ import annotations
 
 from setgames.kernels import tusac as kern
 from tusac_env.melds import public_value
-from tusac_env.state import Exposure, Phase, TuSacConfig, TuSacState
+from tusac_env.state import (
+    EXPOSED_BY_DISCARD,
+    PHASE_OVER,
+    TuSacConfig,
+    TuSacState,
+)
 
 __all__ = ["KHAP_SIDE", "KHUI_SIDE", "QUAN_SIDE", "finish_draw", "finish_win", "winning_amount"]
 
@@ -59,7 +64,7 @@ def finish_win(state: TuSacState, config: TuSacConfig, seat: int, card: int, how
     state.events.append(("win", seat, card, state.value, amount))
     pays: list[list] = []
     penalized = (
-        config.penalty_rule and card >= 0 and how == Exposure.DISCARD and not state.discard_worst
+        config.penalty_rule and card >= 0 and how == EXPOSED_BY_DISCARD and not state.discard_worst
     )
     for loser in range(n):
         if loser == seat:
@@ -93,7 +98,7 @@ def finish_win(state: TuSacState, config: TuSacConfig, seat: int, card: int, how
         state.events.append(("pay", payer, payee, amt, reason))
     state.payments = pays
     state.returns = [float(v) * config.reward_scale for v in net]
-    state.phase = Phase.OVER
+    state.phase = PHASE_OVER
     state.current = -1
     state._legal = []
 
@@ -103,6 +108,6 @@ def finish_draw(state: TuSacState) -> None:
     state.result = "draw"
     state.events.append(("draw", len(state.draw)))
     state.returns = [0.0] * state.num_players
-    state.phase = Phase.OVER
+    state.phase = PHASE_OVER
     state.current = -1
     state._legal = []

@@ -325,6 +325,40 @@ def _outs_b(b: bytes, u: bytes) -> list[int]:
     return out
 
 
+def _trio_others(t: int) -> tuple[int, int] | None:
+    for trio in _TRIOS:
+        if t in trio:
+            y, z = (x for x in trio if x != t)
+            return y, z
+    return None
+
+
+# Per non-pawn type: the two other members of its same-colour trio (None for pawns).
+_TRIO_OTHERS: tuple[tuple[int, int] | None, ...] = tuple(_trio_others(t) for t in range(NUM_TYPES))
+
+
+def _outs_of(b: bytes, u: bytes, types: list[int]) -> list[int]:
+    """Outs of each of the held non-Khap ``types``: the entries of ``_outs_b`` for
+    those types only (the per-step worst-discard path needs the candidates' alone)."""
+    out = []
+    pawns_held = -1
+    for t in types:
+        others = _TRIO_OTHERS[t]
+        if others is not None:
+            y, z = others
+            out.append(u[t] + (u[y] if b[z] else 0) + (u[z] if b[y] else 0))
+            continue
+        if pawns_held < 0:
+            pawns_held = (b[6] > 0) + (b[13] > 0) + (b[20] > 0) + (b[27] > 0)
+        if pawns_held >= 3:
+            out.append(u[6] + u[13] + u[20] + u[27])
+        elif pawns_held == 2:
+            out.append(u[t] + sum(u[p] for p in PAWN_TYPES if not b[p]))
+        else:
+            out.append(u[t])
+    return out
+
+
 def _bad(counts: object, khap_types: tuple) -> None:
     """Raise the precise ValueError for input the fast path rejected."""
     _private_slow(counts, khap_types)
@@ -501,11 +535,11 @@ def worst_discards(counts: Sequence[int], unseen: Sequence[int], khap_types: Ite
         _bad(counts, khap_types)  # type: ignore[arg-type]
         raise
     u = _counts_bytes(unseen, "unseen")
-    if not cands:
-        return []
-    o = _outs_b(b, u)
-    low = min(o[t] for t in cands)
-    return [t for t in cands if o[t] == low]
+    if len(cands) <= 1:  # a lone candidate is the worst whatever its outs
+        return cands
+    o = _outs_of(b, u, cands)
+    low = min(o)
+    return [t for t, x in zip(cands, o, strict=True) if x == low]
 
 
 # ---------------------------------------------------------------- batch path
