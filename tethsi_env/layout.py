@@ -41,6 +41,7 @@ __all__ = [
     "PILE_SIZE",
     "PLAY_START",
     "SET_PARTNERS",
+    "SET_PARTNERS_ABOVE",
     "SET_START",
     "TAKE",
     "ActionKind",
@@ -141,6 +142,12 @@ SET_PARTNERS = _set_partners()
 SET_FIRST_MASK: tuple[int, ...] = tuple(
     sum(1 << x for x in range(NUM_STANDARD) if SET_PARTNERS[r][x]) for r in range(NUM_STANDARD)
 )
+# SET_PARTNERS_ABOVE[r][x]: bitmask of the cards y > x with {x, y, r} a Set. legal_actions ANDs it
+# with the hand, so it visits only the pairs actually held instead of every candidate partner.
+SET_PARTNERS_ABOVE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(y_bit for y_bit, _, _ in SET_PARTNERS[r][x]) for x in range(NUM_STANDARD))
+    for r in range(NUM_STANDARD)
+)
 
 # --------------------------------------------------------------------------- bitmask tables
 _CHUNK = 12  # a 36-bit card mask is three 12-bit chunks; 4096-entry tables per chunk
@@ -160,9 +167,11 @@ def mask_bytes(mask: int) -> bytes:
     return t[mask & _CHUNK_MASK] + t[(mask >> _CHUNK) & _CHUNK_MASK] + t[mask >> (2 * _CHUNK)]
 
 
-def _chunk_ids(offset: int) -> tuple[tuple[int, ...], ...]:
+def _chunk_ids(offset: int) -> tuple[list[int], ...]:
+    # Lists, not tuples: ``a + b + c`` of lists builds the (always new) result list
+    # faster than unpacking tuples into a display. Never mutated.
     return tuple(
-        tuple(PLAY_START + offset + i for i in range(_CHUNK) if v >> i & 1) for v in range(1 << _CHUNK)
+        [PLAY_START + offset + i for i in range(_CHUNK) if v >> i & 1] for v in range(1 << _CHUNK)
     )
 
 
@@ -175,11 +184,8 @@ def play_actions(hand_mask: int) -> list[int]:
     >>> play_actions((1 << 0) | (1 << 35)) == [PLAY_START, PLAY_START + 35]
     True
     """
-    return [
-        *_PLAY_LO[hand_mask & _CHUNK_MASK],
-        *_PLAY_MID[(hand_mask >> _CHUNK) & _CHUNK_MASK],
-        *_PLAY_HI[hand_mask >> (2 * _CHUNK)],
-    ]
+    return (_PLAY_LO[hand_mask & _CHUNK_MASK] + _PLAY_MID[(hand_mask >> _CHUNK) & _CHUNK_MASK]
+            + _PLAY_HI[hand_mask >> (2 * _CHUNK)])
 
 
 # --------------------------------------------------------------------------- observation

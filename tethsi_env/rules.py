@@ -44,7 +44,7 @@ import numpy as np
 
 from setgames.cards import NUM_STANDARD
 from setgames.game import Game
-from setgames.kernels.tethsi import KIND_NAMES, set_kind_index
+from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
 from tethsi_env.layout import (
     ACTION_ARG,
     ACTION_KIND,
@@ -52,8 +52,10 @@ from tethsi_env.layout import (
     LAYOUT,
     NOTHING,
     OBS_SPEC,
+    PAIR_ACTION,
+    PLAY_START,
     SET_FIRST_MASK,
-    SET_PARTNERS,
+    SET_PARTNERS_ABOVE,
     TAKE,
     ActionKind,
     Phase,
@@ -89,6 +91,9 @@ _O_DISCARD = _SL["discard_pile"].start
 _O_MY_SETS = _SL["my_set_cards"].start
 _O_OPP_SETS = _SL["opp_set_cards"].start
 _O_PHASE = _SL["phase"].start
+# The phase one-hot entries one by one: apply() writes single bytes, as a
+# bytearray slice store costs about seven single-byte stores here.
+_O_PH_DISCARD, _O_PH_CHOOSE, _O_PH_PLAY = _O_PHASE, _O_PHASE + 1, _O_PHASE + 2
 _O_MY_TURN = _SL["my_turn"].start
 _O_MY_KINDS = _SL["my_set_kinds"].start
 _O_OPP_KINDS = _SL["opp_set_kinds"].start
@@ -96,6 +101,8 @@ _O_OPP_CONCEALED_COUNT = _SL["opp_concealed_count"].start
 _O_PILE = _SL["draw_pile_size"].start
 _WIN = ((1.0, -1.0), (-1.0, 1.0))
 _TIE = (0.0, 0.0)
+_BIT = tuple(1 << c for c in range(NUM_STANDARD))
+_ORDERED_DECK = list(range(NUM_STANDARD))
 
 
 @dataclass(frozen=True)
@@ -208,11 +215,16 @@ class TetHsiGame(Game[TetHsiState]):
     # ------------------------------------------------------------- life cycle
     def new_state(self, rng: np.random.Generator) -> TetHsiState:
         """Shuffle and deal (see the module docstring for the deal order)."""
-        deck = rng.permutation(NUM_STANDARD).tolist()
+        # Generator.shuffle on a list draws exactly what permutation(36) draws (the
+        # same Fisher-Yates swaps), so a seed deals the same cards, at half the cost.
+        deck = _ORDERED_DECK[:]
+        rng.shuffle(deck)
         fp = self.config.first_player
-        first = int(rng.integers(2)) if fp == "random" else int(fp)
-        hands = [_mask(deck[:HAND_SIZE]), _mask(deck[HAND_SIZE:2 * HAND_SIZE])]
-        center = _mask(deck[2 * HAND_SIZE:2 * HAND_SIZE + 2])
+        first = int(rng.integers(2)) if fp == "random" else fp
+        # Ids from a shuffle need no checks; distinct bits, so their sum is their union.
+        bit = _BIT.__getitem__
+        hands = [sum(map(bit, deck[:HAND_SIZE])), sum(map(bit, deck[HAND_SIZE:2 * HAND_SIZE]))]
+        center = bit(deck[2 * HAND_SIZE]) | bit(deck[2 * HAND_SIZE + 1])
         return TetHsiState(hands, [0, 0], center, -1, 0, [0, 0], [[], []], deck[2 * HAND_SIZE + 2:],
                            first, _DISCARD, first, 1, -1, None, [])
 
@@ -232,14 +244,20 @@ class TetHsiGame(Game[TetHsiState]):
         if phase == _CHOOSE:
             out = [TAKE, NOTHING]
             r = state.remaining
-            partners = SET_PARTNERS[r]
+            above = SET_PARTNERS_ABOVE[r]
+            # x ascending, then y ascending: set ids grow with (x, y), so `out` comes out sorted.
             rest = hand & SET_FIRST_MASK[r]
             while rest:
                 low = rest & -rest
                 rest ^= low
-                for y_bit, action, _ in partners[low.bit_length() - 1]:
-                    if hand & y_bit:
-                        out.append(action)
+                x = low.bit_length() - 1
+                ys = above[x] & hand
+                if ys:
+                    ids = PAIR_ACTION[x]
+                    while ys:
+                        y_low = ys & -ys
+                        ys ^= y_low
+                        out.append(ids[y_low.bit_length() - 1])
             return out
         if phase == _PLAY:
             return play_actions(hand)
@@ -251,24 +269,27 @@ class TetHsiGame(Game[TetHsiState]):
         When the state carries observation buffers (built by the first
         :meth:`observe`), the few entries the action changes are written into
         both seats' buffers here, so that observing costs a copy, not a rebuild.
+        Patching both costs less than rebuilding the other seat's view once a
+        turn (a handful of single-byte stores against a 304-byte rebuild).
         """
         kind = ACTION_KIND[action]
         p = state.seat
-        events = state.events
         bufs = state._obs
         if kind == _K_DISCARD:
             bit = 1 << action
-            state.center ^= bit
+            center = state.center ^ bit
+            state.center = center
             state.discard |= bit
-            r = state.remaining = state.center.bit_length() - 1
+            r = state.remaining = center.bit_length() - 1
             state.phase = _CHOOSE
-            events.append(("discard", p, action))
+            state.events.append(("discard", p, action))
             if bufs is not None:
                 b0, b1 = bufs
                 b0[_O_CENTER + action] = b1[_O_CENTER + action] = 0
                 b0[_O_DISCARD + action] = b1[_O_DISCARD + action] = 1
                 b0[_O_REMAINING + r] = b1[_O_REMAINING + r] = 1
-                b0[_O_PHASE:_O_PHASE + 2] = b1[_O_PHASE:_O_PHASE + 2] = b"\x00\x01"
+                b0[_O_PH_DISCARD] = b1[_O_PH_DISCARD] = 0
+                b0[_O_PH_CHOOSE] = b1[_O_PH_CHOOSE] = 1
             return None
         if kind == _K_TAKE:
             r = state.remaining
@@ -276,108 +297,44 @@ class TetHsiGame(Game[TetHsiState]):
             state.center = 0
             state.remaining = -1
             state.phase = _PLAY
-            events.append(("take", p, r))
+            state.events.append(("take", p, r))
             if bufs is not None:
-                b0, b1 = bufs
-                bufs[p][_O_MY_FRONT + r] = 1
-                bufs[p ^ 1][_O_OPP_FRONT + r] = 1
-                b0[_O_CENTER + r] = b1[_O_CENTER + r] = 0
-                b0[_O_REMAINING + r] = b1[_O_REMAINING + r] = 0
-                b0[_O_PHASE + 1:_O_PHASE + 3] = b1[_O_PHASE + 1:_O_PHASE + 3] = b"\x00\x01"
+                mine, theirs = bufs[p], bufs[p ^ 1]
+                mine[_O_MY_FRONT + r] = 1
+                theirs[_O_OPP_FRONT + r] = 1
+                mine[_O_CENTER + r] = theirs[_O_CENTER + r] = 0
+                mine[_O_REMAINING + r] = theirs[_O_REMAINING + r] = 0
+                mine[_O_PH_CHOOSE] = theirs[_O_PH_CHOOSE] = 0
+                mine[_O_PH_PLAY] = theirs[_O_PH_PLAY] = 1
             return None
         if kind == _K_NOTHING:
             r = state.remaining
-            events.append(("nothing", p, r))
+            state.events.append(("nothing", p, r))
             state.remaining = -1
-            if bufs is not None:
-                bufs[0][_O_REMAINING + r] = bufs[1][_O_REMAINING + r] = 0
-            return self._reveal(state)
+            if bufs is None:
+                return _reveal(state, p, None, None)
+            mine, theirs = bufs[p], bufs[p ^ 1]
+            mine[_O_REMAINING + r] = theirs[_O_REMAINING + r] = 0
+            return _reveal(state, p, mine, theirs)
         if kind == _K_SET:
-            x, y = ACTION_ARG[action]
-            r = state.remaining
-            if bufs is not None:
-                self._obs_leave_hand(state, bufs, p, x)
-                self._obs_leave_hand(state, bufs, p, y)
-            bits = (1 << x) | (1 << y)
-            state.concealed[p] &= ~bits
-            state.front[p] &= ~bits
-            state.set_cards[p] |= bits | (1 << r)
-            k = set_kind_index(x, y, r)
-            state.sets[p].append((x, y, r, k))
-            state.center = 0
-            state.remaining = -1
-            events.append(("set", p, x, y, r, KIND_NAMES[k]))
-            done = not (state.concealed[p] | state.front[p])
-            if bufs is not None:
-                mine, theirs = bufs[p], bufs[p ^ 1]
-                for z in (x, y, r):
-                    mine[_O_MY_SETS + z] = 1
-                    theirs[_O_OPP_SETS + z] = 1
-                mine[_O_MY_KINDS + k] += 1
-                theirs[_O_OPP_KINDS + k] += 1
-                for b in bufs:
-                    b[_O_CENTER + r] = 0
-                    b[_O_REMAINING + r] = 0
-                    b[_O_PHASE + 1] = 0
-                    b[_O_PHASE + 2] = 0 if done else 1
-                if done:
-                    mine[_O_MY_TURN] = 0
-            if done:
-                state.phase = _OVER
-                state.winner = p
-                state.reason = REASON_THIRD_SET
-                events.append(("win", p, REASON_THIRD_SET))
-                return _WIN[p]
-            state.phase = _PLAY
-            return None
+            return _put_aside(state, p, action, bufs)
         # play
-        card = ACTION_ARG[action]
-        if bufs is not None:
-            self._obs_leave_hand(state, bufs, p, card)
-            bufs[0][_O_CENTER + card] = bufs[1][_O_CENTER + card] = 1
+        card = action - PLAY_START
         bit = 1 << card
-        state.concealed[p] &= ~bit
-        state.front[p] &= ~bit
-        state.center |= bit
-        events.append(("play", p, card))
-        return self._reveal(state)
-
-    @staticmethod
-    def _obs_leave_hand(state: TetHsiState, bufs: list[bytearray], p: int, card: int) -> None:
-        """Observation entries of ``card`` leaving seat ``p``'s hand (before the masks change)."""
-        if state.concealed[p] >> card & 1:
-            bufs[p][_O_MY_CONCEALED + card] = 0
-            bufs[p ^ 1][_O_OPP_CONCEALED_COUNT] -= 1
+        concealed = state.concealed[p]
+        from_concealed = concealed & bit
+        if from_concealed:
+            state.concealed[p] = concealed ^ bit
         else:
-            bufs[p][_O_MY_FRONT + card] = 0
-            bufs[p ^ 1][_O_OPP_FRONT + card] = 0
-
-    def _reveal(self, state: TetHsiState) -> tuple[float, float] | None:
-        """End of turn: reveal the pile's top card into the center, or tie on an empty pile."""
-        p = state.seat
-        bufs = state._obs
-        if not state.pile:
-            state.phase = _OVER
-            state.reason = REASON_EMPTY_PILE
-            state.events.append(("tie", p, REASON_EMPTY_PILE))
-            if bufs is not None:
-                for b in bufs:
-                    b[_O_PHASE:_O_MY_TURN + 1] = b"\x00\x00\x00\x00"
-            return _TIE
-        card = state.pile.pop()
-        state.center |= 1 << card
-        state.events.append(("reveal", p, card))
-        state.seat = p ^ 1
-        state.phase = _DISCARD
-        state.turn += 1
-        if bufs is not None:
-            n = len(state.pile)
-            b0, b1 = bufs
-            b0[_O_CENTER + card] = b1[_O_CENTER + card] = 1
-            b0[_O_PILE] = b1[_O_PILE] = n
-            bufs[p][_O_PHASE:_O_MY_TURN + 1] = b"\x01\x00\x00\x00"
-            bufs[p ^ 1][_O_PHASE:_O_MY_TURN + 1] = b"\x01\x00\x00\x01"
-        return None
+            state.front[p] ^= bit
+        state.center |= bit
+        state.events.append(("play", p, card))
+        if bufs is None:
+            return _reveal(state, p, None, None)
+        mine, theirs = bufs[p], bufs[p ^ 1]
+        _obs_leave_hand(mine, theirs, card, from_concealed)
+        mine[_O_CENTER + card] = theirs[_O_CENTER + card] = 1
+        return _reveal(state, p, mine, theirs)
 
     def is_over(self, state: TetHsiState) -> bool:
         """True once someone won or the pile ran out at a reveal."""
@@ -519,6 +476,95 @@ def observation_bytes(state: TetHsiState, seat: int) -> bytearray:
     buf.append(s.concealed[opp].bit_count())
     buf.append(len(s.pile))
     return buf
+
+
+# --------------------------------------------------------------------------- apply helpers
+# Module functions rather than methods: apply() reaches them without a bound-method lookup.
+def _obs_leave_hand(mine: bytearray, theirs: bytearray, card: int, from_concealed: int) -> None:
+    """Observation entries of ``card`` leaving the mover's hand (``mine``: the mover's
+    buffer, ``theirs``: the opponent's); the opponent sees a front card go, and only
+    the count of the concealed ones."""
+    if from_concealed:
+        mine[_O_MY_CONCEALED + card] = 0
+        theirs[_O_OPP_CONCEALED_COUNT] -= 1
+    else:
+        mine[_O_MY_FRONT + card] = 0
+        theirs[_O_OPP_FRONT + card] = 0
+
+
+def _put_aside(state: TetHsiState, p: int, action: int, bufs: list[bytearray] | None
+               ) -> tuple[float, float] | None:
+    """Seat ``p`` puts aside the set ``action`` with the remaining card; wins if its hand is empty."""
+    x, y = ACTION_ARG[action]
+    r = state.remaining
+    x_bit, y_bit = 1 << x, 1 << y
+    concealed = state.concealed[p]
+    bits = x_bit | y_bit
+    state.concealed[p] = concealed & ~bits
+    state.front[p] &= ~bits
+    triple = bits | 1 << r
+    state.set_cards[p] |= triple
+    k = KIND_BY_MASK[triple]  # legal_actions offered only Sets: no check needed
+    state.sets[p].append((x, y, r, k))
+    state.center = 0
+    state.remaining = -1
+    state.events.append(("set", p, x, y, r, KIND_NAMES[k]))
+    done = not (state.concealed[p] | state.front[p])
+    if bufs is not None:
+        mine, theirs = bufs[p], bufs[p ^ 1]
+        _obs_leave_hand(mine, theirs, x, concealed & x_bit)
+        _obs_leave_hand(mine, theirs, y, concealed & y_bit)
+        for z in (x, y, r):
+            mine[_O_MY_SETS + z] = 1
+            theirs[_O_OPP_SETS + z] = 1
+        mine[_O_MY_KINDS + k] += 1
+        theirs[_O_OPP_KINDS + k] += 1
+        mine[_O_CENTER + r] = theirs[_O_CENTER + r] = 0
+        mine[_O_REMAINING + r] = theirs[_O_REMAINING + r] = 0
+        mine[_O_PH_CHOOSE] = theirs[_O_PH_CHOOSE] = 0
+        mine[_O_PH_PLAY] = theirs[_O_PH_PLAY] = 0 if done else 1
+        if done:
+            mine[_O_MY_TURN] = 0
+    if done:
+        state.phase = _OVER
+        state.winner = p
+        state.reason = REASON_THIRD_SET
+        state.events.append(("win", p, REASON_THIRD_SET))
+        return _WIN[p]
+    state.phase = _PLAY
+    return None
+
+
+def _reveal(state: TetHsiState, p: int, mine: bytearray | None, theirs: bytearray | None
+            ) -> tuple[float, float] | None:
+    """End of seat ``p``'s turn: reveal the pile's top card into the center, or tie on
+    an empty pile. ``mine`` / ``theirs``: the mover's and the opponent's observation
+    buffers, or None when the state has none."""
+    pile = state.pile
+    if not pile:
+        state.phase = _OVER
+        state.reason = REASON_EMPTY_PILE
+        state.events.append(("tie", p, REASON_EMPTY_PILE))
+        if mine is not None:
+            mine[_O_PHASE:_O_MY_TURN + 1] = theirs[_O_PHASE:_O_MY_TURN + 1] = b"\x00\x00\x00\x00"
+        return _TIE
+    card = pile.pop()
+    state.center |= 1 << card
+    state.events.append(("reveal", p, card))
+    state.seat = p ^ 1
+    state.phase = _DISCARD
+    state.turn += 1
+    if mine is not None:
+        n = len(pile)
+        mine[_O_CENTER + card] = theirs[_O_CENTER + card] = 1
+        mine[_O_PILE] = theirs[_O_PILE] = n
+        # Choose (after nothing) or play was pending; both become discard.
+        mine[_O_PH_DISCARD] = theirs[_O_PH_DISCARD] = 1
+        mine[_O_PH_CHOOSE] = theirs[_O_PH_CHOOSE] = 0
+        mine[_O_PH_PLAY] = theirs[_O_PH_PLAY] = 0
+        mine[_O_MY_TURN] = 0
+        theirs[_O_MY_TURN] = 1
+    return None
 
 
 _NO_KINDS = bytes(len(KIND_NAMES))

@@ -16,6 +16,9 @@ The standard deck holds exactly 371 such triples. :func:`generate_valid_sets`
 derives them from the definition above at import; everything else reads the
 tables it builds:
 
+- ``KIND_BY_MASK``: 3-card bitmask -> kind index, for the Sets only: the
+  unchecked lookup for hot paths that already hold a valid triple (a game's
+  ``apply``); :func:`set_kind_index` is the checked form;
 - ``VALID_SETS`` ``(371, 3)`` int16, rows ``a < b < c`` sorted, and
   ``SET_KINDS`` (kind names aligned with the rows);
 - per card, the padded table of the pairs that complete it to a Set:
@@ -47,6 +50,7 @@ from setgames.cards import DECKTET_KINDS, DECKTET_SUIT_MASKS, NUM_STANDARD, Card
 
 __all__ = [
     "CIAO_PAIRS",
+    "KIND_BY_MASK",
     "KIND_NAMES",
     "MAX_PAIRS",
     "PAIRS_BY_CARD",
@@ -163,7 +167,7 @@ def _or_all(masks: list[int]) -> int:
 (
     VALID_SETS,  # (371, 3) int16, rows a < b < c, sorted
     SET_KINDS,  # tuple of 371 kind names aligned with VALID_SETS
-    _KIND_BY_MASK,  # 3-card bitmask -> kind index
+    KIND_BY_MASK,  # 3-card bitmask -> kind index, Sets only (read-only by convention)
     PAIRS_BY_CARD,  # per card: ((pair_mask, x, y), ...) sorted by (x, y)
     PAIR_CARDS,  # (36, MAX_PAIRS, 2) int16 card ids, -1 padding
     PAIR_MASKS,  # (36, MAX_PAIRS) uint64 pair bitmasks, bit-63 padding
@@ -209,7 +213,7 @@ def set_kind_index(a: int, b: int, c: int) -> int | None:
     a, b, c = _card(a, "card a"), _card(b, "card b"), _card(c, "card c")
     if a in (b, c) or b == c:
         raise ValueError(f"cards ({a}, {b}, {c}) repeat a card; a Set has three different cards")
-    return _KIND_BY_MASK.get((1 << a) | (1 << b) | (1 << c))
+    return KIND_BY_MASK.get((1 << a) | (1 << b) | (1 << c))
 
 
 def set_kind(a: int, b: int, c: int) -> str | None:
