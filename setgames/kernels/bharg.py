@@ -33,8 +33,11 @@ an Ace Pile there are no anchors and ``N`` itself must be such a union.
 
 - :func:`all_bound` / :func:`all_bound_batch`: the table lookup (scalar: a
   dict; batch: ``searchsorted`` over the sorted keys).
-- :func:`evaluate` (scalar): finds the sets inside the hand by an exact-cover
-  search ordered by suit, then tries every collection of disjoint sets.
+- :func:`evaluate` (scalar): the pattern-level sets the hand holds are one
+  AND of five lookups on its pattern code (``_FITTAB``); a collection of up
+  to three binds the hand's highest-valued cards of each pattern it uses
+  (layers found with ``_WORSE``), and when no pattern is held twice the
+  collections are disjoint sets whose gains simply add up.
 - :func:`evaluate_batch`: vectorised. A hand's collections of disjoint sets
   are sums of at most three of the 74 pattern-level sets that fit in it
   (found sparsely, a few per hand); a collection binds, of each pattern, its
@@ -322,6 +325,53 @@ _ANCHOR_NP.flags.writeable = False
 _EVAL_CHUNK = 16_384  # rows evaluated at once (bounds the (rows, covers) temporaries)
 _EVAL_SCALAR_BELOW = 8  # smaller batches run the scalar path (fixed numpy costs ~1 ms)
 _LOW_BITS = sum(1 << (2 * i) for i in range(NUM_PATTERNS))  # low bit of every 2-bit field
+_CODE_BITS = 2 * NUM_PATTERNS  # a pattern code's width; the scalar tables keep the value above it
+_CODE_MASK = (1 << _CODE_BITS) - 1
+_FIT_CHUNK = 10  # pattern-code bits (5 patterns) per lookup of the scalar fit table
+
+
+def _build_scalar_eval_tables() -> tuple[list[list[int]], list[list[int]], list[int], list[int],
+                                         list[list[int]]]:
+    """Tables of the scalar :func:`evaluate` (Python ints throughout).
+
+    Returns:
+        code_value: per byte ``j`` of a hand and byte value ``b``: the pattern
+            code of those cards plus their Bharg value shifted above it (6 x 256).
+        fit: per 10-bit chunk ``k`` of a pattern code: the mask of the sets at
+            pattern level (bit ``i`` = the ``i``-th of :func:`_pattern_covers`)
+            none of whose patterns in the chunk is missing (5 x 1024); a hand
+            holds set ``i`` exactly when bit ``i`` is in all five lookups.
+        cover_cards: per pattern-level set, the mask of every card of its patterns.
+        cover_size: per pattern-level set, its number of cards.
+        worse: per byte ``j`` and byte value ``b``: the cards of the same pattern
+            as one of those cards and of lower value (ties: higher id) (6 x 256).
+    """
+    covers = _pattern_covers()
+    code_value = [[_NTAB[j][b] | _VTAB[j][b] << _CODE_BITS for b in range(256)] for j in range(6)]
+    per = _FIT_CHUNK // 2
+    fit = []
+    for k in range((NUM_PATTERNS + per - 1) // per):
+        need = [sum(1 << (p - per * k) for p in cov if per * k <= p < per * (k + 1)) for cov in covers]
+        by_present = [sum(1 << i for i, r in enumerate(need) if r & pres == r) for pres in range(1 << per)]
+        fit.append([by_present[sum(1 << i for i in range(per) if x >> (2 * i) & 3)]
+                    for x in range(1 << _FIT_CHUNK)])
+    cover_cards = [sum(1 << c for c in range(NUM_DECKTET) if _SM[c] and _PIDX[_SM[c]] in cov)
+                   for cov in covers]
+    cover_size = [len(cov) for cov in covers]
+    worse_card = [sum(1 << d for d in range(NUM_DECKTET)
+                      if d != c and _SM[d] == _SM[c] and _SM[c]
+                      and (BHARG_VALUES[d], -d) < (BHARG_VALUES[c], -c))
+                  for c in range(NUM_DECKTET)]
+    worse = [[0] * 256 for _ in range(6)]
+    for j in range(6):
+        for b in range(256):
+            for i in range(8):
+                if b >> i & 1 and 8 * j + i < NUM_DECKTET:
+                    worse[j][b] |= worse_card[8 * j + i]
+    return code_value, fit, cover_cards, cover_size, worse
+
+
+_CVTAB, _FITTAB, _COVER_CARDS, _COVER_SIZE, _WORSE = _build_scalar_eval_tables()
 
 
 # ----------------------------------------------------------------- validation
@@ -365,6 +415,9 @@ class BhargEval(NamedTuple):
     bound: int
     all_bound: bool
     unbound_value: int
+
+
+_new_eval = tuple.__new__  # builds a BhargEval without NamedTuple.__new__'s keyword handling
 
 
 def is_set(cards_mask: int) -> bool:
@@ -467,41 +520,143 @@ def evaluate(hand: int, ace_top: int | None = None) -> BhargEval:
         hand: card bitmask, at most 9 cards of ids 0..44.
         ace_top: the Ace Pile's top card (Ace id 0..5), or None / -1 for no Ace Pile.
 
+    Works at pattern level, like :func:`evaluate_batch`: the sets of the hand
+    are the pattern-level sets whose patterns it all holds (five table
+    lookups on its pattern code), and a collection of up to three of them
+    binds, of each pattern, as many of the hand's highest-valued cards of
+    that pattern as the collection uses it (cards of one pattern are
+    interchangeable); a collection fits when the hand holds that many.
+
     >>> evaluate(0)
     BhargEval(bound=0, all_bound=True, unbound_value=0)
     >>> evaluate(1 << 30 | 1 << 35)     # Crowns of Moons and Knots: nothing binds them
     BhargEval(bound=0, all_bound=False, unbound_value=20)
     """
-    h = _hand(hand)
-    a = _ace(ace_top, h)
-    need = h & ~ANCHOR_MASKS[a] & ~_EXCUSE_BIT
-    size = h.bit_count()
-    if not need:
-        return BhargEval(size, True, 0)
-    sets = [s for s in sets_in_hand(h) if s & need]
-    base = size - need.bit_count()
-    best_n = 0
-    best_v = 0
-    # At most three disjoint sets fit in nine cards; try every collection.
-    for i, s1 in enumerate(sets):
-        u1 = s1 & need
-        best_n = max(best_n, u1.bit_count())
-        best_v = max(best_v, _value(u1))
-        for j in range(i + 1, len(sets)):
-            s2 = sets[j]
-            if s2 & s1:
-                continue
-            u2 = (s1 | s2) & need
-            best_n = max(best_n, u2.bit_count())
-            best_v = max(best_v, _value(u2))
-            for k in range(j + 1, len(sets)):
-                s3 = sets[k]
-                if s3 & (s1 | s2):
+    if type(hand) is not int or hand < 0 or hand > _FULL or hand.bit_count() > MAX_HAND:
+        hand = _hand(hand)
+    a = 0 if ace_top is None else _ace(ace_top, hand)
+    t = _CVTAB
+    cv = (t[0][hand & 255] + t[1][hand >> 8 & 255] + t[2][hand >> 16 & 255] + t[3][hand >> 24 & 255]
+          + t[4][hand >> 32 & 255] + t[5][hand >> 40])
+    code = cv & _CODE_MASK
+    f = _FITTAB
+    fit = (f[0][code & 1023] & f[1][code >> 10 & 1023] & f[2][code >> 20 & 1023]
+           & f[3][code >> 30 & 1023] & f[4][code >> 40])
+    if a:
+        need = hand & ~ANCHOR_MASKS[a] & ~_EXCUSE_BIT
+        need_v = _value(need)
+    else:
+        need = hand & ~_EXCUSE_BIT
+        need_v = cv >> _CODE_BITS  # the Excuse is worth 0
+    need_n = need.bit_count()
+    base = hand.bit_count() - need_n
+    if not fit or not need:
+        return _new_eval(BhargEval, (base, not need, need_v))
+    if not code >> 1 & _LOW_BITS:
+        # No pattern held twice (most hands): two sets sharing a pattern never
+        # go together, and what disjoint sets bind (cards, value) adds up.
+        sets = []
+        while fit:
+            low = fit & -fit
+            fit ^= low
+            c = _COVER_CARDS[low.bit_length() - 1]
+            g = hand & c & need
+            sets.append((c, g.bit_count(), _value(g)))
+        best_n = best_v = 0
+        n_sets = len(sets)
+        for i in range(n_sets):
+            ci, ni, vi = sets[i]
+            if ni > best_n:
+                best_n = ni
+            if vi > best_v:
+                best_v = vi
+            for j in range(i + 1, n_sets):
+                cj, nj, vj = sets[j]
+                if ci & cj:
                     continue
-                u3 = (s1 | s2 | s3) & need
-                best_n = max(best_n, u3.bit_count())
-                best_v = max(best_v, _value(u3))
-    return BhargEval(base + best_n, best_n == need.bit_count(), _value(need) - best_v)
+                if ni + nj > best_n:
+                    best_n = ni + nj
+                if vi + vj > best_v:
+                    best_v = vi + vj
+                for k in range(j + 1, n_sets):
+                    ck, nk, vk = sets[k]
+                    if (ci | cj) & ck:
+                        continue
+                    if ni + nj + nk > best_n:
+                        best_n = ni + nj + nk
+                    if vi + vj + vk > best_v:
+                        best_v = vi + vj + vk
+        return _new_eval(BhargEval, (base + best_n, best_n == need_n, need_v - best_v))
+    # Layers of the hand: h1 holds each pattern's highest-valued card, h2 the
+    # second, h3 the third; a collection using a pattern k times binds its
+    # cards of layers 1..k.
+    w = _WORSE
+    d = (w[0][hand & 255] | w[1][hand >> 8 & 255] | w[2][hand >> 16 & 255] | w[3][hand >> 24 & 255]
+         | w[4][hand >> 32 & 255] | w[5][hand >> 40])
+    h1 = hand & ~d
+    h2 = hand & d
+    h3 = 0
+    if code & code >> 1 & _LOW_BITS:  # some pattern held three times
+        d = (w[0][h2 & 255] | w[1][h2 >> 8 & 255] | w[2][h2 >> 16 & 255] | w[3][h2 >> 24 & 255]
+             | w[4][h2 >> 32 & 255] | w[5][h2 >> 40])
+        h3 = h2 & d
+        h2 &= ~d
+    sets = []
+    while fit:
+        low = fit & -fit
+        fit ^= low
+        i = low.bit_length() - 1
+        sets.append((_COVER_CARDS[i], _COVER_SIZE[i]))
+    best_n = best_v = 0
+    n_sets = len(sets)
+    for i in range(n_sets):
+        ci, si = sets[i]
+        g = h1 & ci & need
+        n = g.bit_count()
+        if n > best_n:
+            if n == need_n:
+                return _new_eval(BhargEval, (base + n, True, 0))
+            best_n = n
+        v = _value(g)
+        if v > best_v:
+            best_v = v
+        for j in range(i, n_sets):
+            cj, sj = sets[j]
+            if si + sj > MAX_HAND:
+                continue
+            u = ci | cj
+            x = ci & cj
+            b = h1 & u | h2 & x
+            if b.bit_count() != si + sj:
+                continue  # the hand holds too few cards of a pattern both sets use
+            g = b & need
+            n = g.bit_count()
+            if n > best_n:
+                if n == need_n:
+                    return _new_eval(BhargEval, (base + n, True, 0))
+                best_n = n
+            v = _value(g)
+            if v > best_v:
+                best_v = v
+            if si + sj + 3 > MAX_HAND:
+                continue
+            for k in range(j, n_sets):
+                ck, sk = sets[k]
+                if si + sj + sk > MAX_HAND:
+                    continue
+                b = h1 & (u | ck) | h2 & (x | u & ck) | h3 & x & ck
+                if b.bit_count() != si + sj + sk:
+                    continue
+                g = b & need
+                n = g.bit_count()
+                if n > best_n:
+                    if n == need_n:
+                        return _new_eval(BhargEval, (base + n, True, 0))
+                    best_n = n
+                v = _value(g)
+                if v > best_v:
+                    best_v = v
+    return _new_eval(BhargEval, (base + best_n, False, need_v - best_v))
 
 
 def bound_count(hand: int, ace_top: int | None = None) -> int:

@@ -188,3 +188,30 @@ def test_main_quick_writes_json_and_markdown(tmp_path, capsys, part):
 def test_main_refuses_an_unknown_game(sep):
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         main([*sep, "--quick", "--only", "games", "--games", "chess", "--no-write", "-q"])
+
+
+def test_tusac_max_value_is_timed_on_trash_free_hands_with_the_dealt_ones_as_reference():
+    from setgames.bench.kernels import _tusac_trash_free_counts, kernel_cases
+    from tests.setgames.kernels.test_tusac_kernel import oracle_min_trash
+
+    hands = _tusac_trash_free_counts(np.random.default_rng(4), 40)
+    assert hands.shape == (40, 28) and (hands.sum(axis=1) == 20).all() and hands.max() <= 4
+    assert all(oracle_min_trash(h.tolist()) == 0 for h in hands)
+    assert len({h.tobytes() for h in hands}) == 40
+    cases = [c for c in kernel_cases(0, max_batch=50)[0] if c.kernel == "tusac.max_value"]
+    timed = [c for c in cases if c.target]
+    assert {c.path for c in timed} == {"scalar", "batch"}
+    scalar = next(c for c in timed if c.path == "scalar")
+    assert all(oracle_min_trash(a[0]) == 0 for a in scalar.inputs[:20])
+    assert [c.path for c in cases if not c.target] == ["scalar"]
+
+
+def test_reference_rows_carry_no_oracle_target():
+    from setgames.bench.kernels import run_kernels
+
+    rows, _ = run_kernels(1, 0.001, (1,))
+    ref = [r for r in rows if "reference" in r["note"]]
+    assert ref and all("x_oracle" not in r and r["x_oracle_reference"] > 0 for r in ref)
+    names = [t["name"] for t in check_targets([], rows)]
+    assert names.count("tusac.max_value scalar / oracle") == 1  # from the trash-free row alone
+    assert any(r["kernel"] == "tusac.max_value" and r.get("x_oracle") for r in rows)

@@ -170,6 +170,26 @@ def test_structured_hands_against_oracle():
         assert K.all_bound(mask(cards), ace) == got.all_bound
 
 
+def test_hands_holding_patterns_twice_or_thrice_against_oracle():
+    # Random hands seldom hold two or three cards of one suit pattern; these are
+    # drawn from every card sharing a pattern with a few sets, so collections
+    # that use a pattern more than once (and choose which of its cards) are common.
+    rng = np.random.default_rng(13)
+    all_sets = K.sets_in_hand((1 << 44) - 1)
+    twins = 0
+    for _ in range(120):
+        ace = None if rng.random() < 0.3 else int(rng.integers(6))
+        picked = [all_sets[i] for i in rng.integers(len(all_sets), size=int(rng.integers(1, 4)))]
+        shown = {DECKTET_SUIT_MASKS[c] for s in picked for c in range(44) if s >> c & 1}
+        pool = [c for c in range(44) if DECKTET_SUIT_MASKS[c] in shown and c != ace]
+        cards = sorted(rng.choice(pool, min(len(pool), int(rng.integers(3, 10))), replace=False).tolist())
+        masks = [DECKTET_SUIT_MASKS[c] for c in cards]
+        twins += len(set(masks)) < len(masks)
+        got = K.evaluate(mask(cards), ace)
+        assert (got.bound, got.all_bound, got.unbound_value) == oracle(cards, ace), (cards, ace)
+    assert twins > 60
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(hand_and_ace(max_cards=9), min_size=1, max_size=30))
 def test_batch_equals_scalar(cases):
