@@ -264,38 +264,28 @@ class Repl:
 
     def cmd_undo(self, args: list[str]) -> None:
         """``undo [N]``."""
-        n = self._count("undo", args)
-        if n is None:
-            return
-        done = 0
-        for _ in range(n):
-            try:
-                self.session.undo()
-            except SessionError as e:
-                if not done:
-                    self.error(str(e))
-                    return
-                break
-            done += 1
-        self.say(f"Undone {done} move{'s' if done > 1 else ''} of yours.")
-        self.show()
+        self._step_history("undo", "Undone", self.session.undo, args)
 
     def cmd_redo(self, args: list[str]) -> None:
         """``redo [N]``."""
-        n = self._count("redo", args)
+        self._step_history("redo", "Redone", self.session.redo, args)
+
+    def _step_history(self, name: str, past: str, op: Callable[[], object], args: list[str]) -> None:
+        """Undo or redo up to N of my moves; stop quietly at the end of the history."""
+        n = self._count(name, args)
         if n is None:
             return
         done = 0
         for _ in range(n):
             try:
-                self.session.redo()
+                op()
             except SessionError as e:
                 if not done:
                     self.error(str(e))
                     return
                 break
             done += 1
-        self.say(f"Redone {done} move{'s' if done > 1 else ''} of yours.")
+        self.say(f"{past} {done} move{'s' if done > 1 else ''} of yours.")
         self.show()
 
     def cmd_save(self, args: list[str]) -> None:

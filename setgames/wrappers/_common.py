@@ -10,7 +10,14 @@ import numpy as np
 from setgames.bots.base import Bot, RandomBot
 from setgames.game import Game
 
-__all__ = ["PolicyBot", "rebuild_game", "resolve_game", "resolve_opponent", "resolve_opponents"]
+__all__ = [
+    "GameStatePickling",
+    "PolicyBot",
+    "rebuild_game",
+    "resolve_game",
+    "resolve_opponent",
+    "resolve_opponents",
+]
 
 
 def resolve_game(game: Any, config: dict[str, Any]) -> Game:
@@ -110,3 +117,27 @@ def resolve_opponents(opponents: Any, game: Game) -> list[Bot]:
                              f"{game.num_players} players needs {k}")
         return [resolve_opponent(o, game, None) for o in opponents]
     return [resolve_opponent(opponents, game, None) for _ in range(k)]
+
+
+class GameStatePickling:
+    """Pickle support for views holding ``self.game`` and ``self.state``.
+
+    Action layouts hold label functions that plain ``pickle`` cannot carry, so
+    the game is rebuilt from its class and config and the state travels as
+    JSON (what SB3's ``SubprocVecEnv`` needs).
+    """
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = self.__dict__.copy()
+        game = d.pop("game")
+        d["_game_spec"] = rebuild_game(game)
+        state = d.pop("state")
+        d["_state_json"] = None if state is None else game.to_json(state)
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        cls, config = d.pop("_game_spec")
+        state_json = d.pop("_state_json")
+        self.__dict__.update(d)
+        self.game = cls(**config)
+        self.state = None if state_json is None else self.game.from_json(state_json)

@@ -37,8 +37,8 @@ from gymnasium import spaces
 
 from setgames.game import Game, IllegalActionError, rng_from_seed
 from setgames.wrappers._common import (
+    GameStatePickling,
     PolicyBot,
-    rebuild_game,
     resolve_game,
     resolve_opponents,
 )
@@ -53,7 +53,7 @@ MAX_REDEALS = 100  # deals in a row that end before the learner acts, before giv
 _MAX_SEED = 2**63 - 1
 
 
-class SingleAgentEnv(gym.Env):
+class SingleAgentEnv(GameStatePickling, gym.Env):
     """One seat of a game as a Gymnasium environment; bots play the others.
 
     Args:
@@ -263,18 +263,3 @@ class SingleAgentEnv(gym.Env):
             return None
         return text
 
-    # ----------------------------------------------------------------- pickling
-    def __getstate__(self) -> dict[str, Any]:
-        d = self.__dict__.copy()
-        game = d.pop("game")
-        d["_game_spec"] = rebuild_game(game)
-        state = d.pop("state")
-        d["_state_json"] = None if state is None else game.to_json(state)
-        return d
-
-    def __setstate__(self, d: dict[str, Any]) -> None:
-        cls, config = d.pop("_game_spec")
-        state_json = d.pop("_state_json")
-        self.__dict__.update(d)
-        self.game = cls(**config)
-        self.state = None if state_json is None else self.game.from_json(state_json)

@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from setgames.game import rng_from_seed
-from setgames.wrappers._common import rebuild_game, resolve_game
+from setgames.wrappers._common import GameStatePickling, resolve_game
 
 __all__ = ["CLOSING_ACTION", "TurnBasedEnv"]
 
@@ -36,7 +36,7 @@ CLOSING_ACTION = 0  # the only action allowed on a closing step; it is ignored
 _MAX_SEED = 2**63 - 1
 
 
-class TurnBasedEnv:
+class TurnBasedEnv(GameStatePickling):
     """Every seat of a game in one env, one seat's action per step.
 
     Args:
@@ -156,17 +156,3 @@ class TurnBasedEnv:
     def close(self) -> None:
         """Nothing to release."""
 
-    def __getstate__(self) -> dict[str, Any]:
-        d = self.__dict__.copy()
-        game = d.pop("game")
-        d["_game_spec"] = rebuild_game(game)
-        state = d.pop("state")
-        d["_state_json"] = None if state is None else game.to_json(state)
-        return d
-
-    def __setstate__(self, d: dict[str, Any]) -> None:
-        cls, config = d.pop("_game_spec")
-        state_json = d.pop("_state_json")
-        self.__dict__.update(d)
-        self.game = cls(**config)
-        self.state = None if state_json is None else self.game.from_json(state_json)
