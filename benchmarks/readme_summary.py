@@ -1,0 +1,58 @@
+"""Write the compact throughput summary into the root README from benchmarks/results/bench.json.
+
+Run from the repository root after ``setgames bench``: ``python benchmarks/readme_summary.py``.
+"""
+
+import json
+import pathlib
+import re
+
+GAMES = ("tethsi", "bharg 2p", "bharg 3p", "tusac 2p", "tusac 3p", "tusac 4p")
+PEERS = (
+    "OpenSpiel gin_rummy (obs tensor)",
+    "PettingZoo texas_holdem_v4 raw_env",
+    "pgx sparrow_mahjong (CPU, batch 1024)",
+)
+
+
+def summary(data: dict) -> str:
+    """The README's throughput table from one benchmark run."""
+    m = data["machine"]
+    rows = {(r["group"], r["label"]): r for r in data["envs"]}
+    lines = [
+        f"Latest run: {m['date']} on {m['cpu']} ({m['cores']} cores), CPython {m['python']}, "
+        f"`{data['settings']['command']}`; random legal play, one process.",
+        "",
+        "| environment | raw_env steps/s | x null env | env() / raw_env | x OpenSpiel gin_rummy (C++, obs) |",
+        "|---|--:|--:|--:|--:|",
+    ]
+    for g in GAMES:
+        raw, wrapped = rows.get((g, "raw_env")), rows.get((g, "env()"))
+        if raw and wrapped:
+            lines.append(
+                f"| {g} | {raw['steps_per_s']['median']:,.0f} | {raw['x_null']:.2f}x | "
+                f"{wrapped['x_raw_env']:.2f}x | {raw['x_openspiel']:.2f}x |"
+            )
+    for label in PEERS:
+        r = rows.get(("peers", label))
+        if r:
+            lines.append(f"| peer: {label} | {r['steps_per_s']['median']:,.0f} | - | - | - |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Replace the table between the bench-summary markers of README.md."""
+    data = json.loads(pathlib.Path("benchmarks/results/bench.json").read_text())
+    body = summary(data)
+    readme = pathlib.Path("README.md")
+    text = re.sub(
+        r"<!-- bench-summary:begin -->.*?<!-- bench-summary:end -->",
+        lambda _: f"<!-- bench-summary:begin -->\n{body}\n<!-- bench-summary:end -->",
+        readme.read_text(),
+        flags=re.S,
+    )
+    readme.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
