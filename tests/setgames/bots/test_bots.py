@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from setgames.bots import BOT_NAMES, IsmctsBot, RandomBot, make_bot, parse_bot_spec
+from setgames.bots import BOT_NAMES, IsmctsBot, RandomBot, ismcts, make_bot, parse_bot_spec
 from setgames.bots.ismcts import win_shares
 from setgames.game import rng_from_seed
 from setgames.registry import GAME_NAMES, make_game
@@ -242,4 +242,74 @@ def test_determinize_depends_only_on_the_seats_information(game_name):
                 assert game.to_json(a) == game.to_json(b), (
                     f"seed {seed} step {steps}: determinize depends on the hidden cards")
             checked += 1
+    assert checked > 0
+
+
+def test_ismcts_rollout_mode_takes_the_winning_move_in_the_toy_game():
+    # Hand-worked, random rollouts: pile 2, take 2 wins (1.0) and take 1 loses (0.0); pile 4,
+    # take 1 is worth 0.75 (3 left: the opponent takes 2 and hands me the last, or takes 1 and I
+    # win half the time) against 0.5 for take 2 (2 left: the opponent wins half the time).
+    game = ToyGame()
+    bot = make_bot("ismcts", "toy", 0, root="sweep", below="policy", iterations=400)
+    action, stats, n = bot.search(game, ToyState(2, [0, 0]), 0)
+    # The losing move trails by far more than RACE_DROP_Z standard errors at the first check,
+    # so the race ends there.
+    assert action == 1 and n == ismcts.RACE_MIN_ROUNDS and stats[0] == (n, 0.0) and stats[1] == (n, n)
+    action, stats, n = bot.search(game, ToyState(4, [0, 0]), 0)
+    assert action == 0 and stats[0][1] / stats[0][0] > stats[1][1] / stats[1][0]
+
+
+@pytest.mark.parametrize("game_name", ["bharg", "tusac"])
+def test_rollout_base_policy_is_the_greedy_bot_for_every_seat(game_name):
+    # The rollouts' base policy must be the greedy player itself, from the point of view of the
+    # seat to act (these two greedy bots are deterministic, so whole games must coincide).
+    game = _real_game(game_name)
+    base = ismcts._base_policy(game_name)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        state = game.new_state(rng_from_seed(seed))
+        twin = game.clone(state)
+        greedy = [make_bot("greedy", game_name, s) for s in range(game.num_players)]
+        while not game.is_over(state):
+            s = game.current_seat(state)
+            a = greedy[s].act(game, state, s)
+            assert base(game, twin, rng) == a
+            game.apply(state, a)
+            game.apply(twin, a)
+        assert game.returns(state) == game.returns(twin)
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_rollout_mode_keeps_the_greedy_move_without_evidence(game_name):
+    # An unreachable switch threshold leaves the base policy's move (the greedy bot's) in place.
+    game = _real_game(game_name)
+    bot = make_bot("ismcts", game_name, 1, iterations=6, switch_z=1e9)
+    greedy = make_bot("greedy", game_name, 0)
+    state = game.new_state(rng_from_seed(4))
+    for _ in range(12):
+        if game.is_over(state):
+            break
+        s = game.current_seat(state)
+        a = greedy.act(game, state, s)
+        greedy.reset(0)
+        assert bot.act(game, state, s) == a
+        game.apply(state, a)
+
+
+def test_ismcts_discards_only_worst_cards_in_tusac():
+    # Tu Sac's penalty rule punishes a discard that is not a worst card; the search keeps to them.
+    game = _real_game("tusac")
+    bot = make_bot("ismcts", "tusac", 2, iterations=4)
+    greedy = make_bot("greedy", "tusac", 0)
+    checked = 0
+    for seed in range(3):
+        state = game.new_state(rng_from_seed(seed))
+        while not game.is_over(state) and checked < 12:
+            s = game.current_seat(state)
+            worst = game.worst_cards(state)
+            if worst and len(game.legal_actions(state)) > 1:
+                a = bot.act(game, state, s)
+                assert a - game.layout.start("discard") in worst
+                checked += 1
+            game.apply(state, greedy.act(game, state, s))
     assert checked > 0
