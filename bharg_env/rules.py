@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from setgames.actions import ActionBlock, ActionLayout
+from setgames.bits import bit_list
 from setgames.cards import (
     COURT_IDS,
     DECKTET_NAMES,
@@ -236,15 +237,6 @@ def _mask(cards: list[int]) -> int:
     for c in cards:
         m |= 1 << c
     return m
-
-
-def _cards(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 class BhargGame(Game[BhargState]):
@@ -596,7 +588,7 @@ class BhargGame(Game[BhargState]):
         unseen = list(state.deck)
         for s in range(n):
             if s != seat:
-                unseen += _cards(state.hands[s] & ~state.known[s])
+                unseen += bit_list(state.hands[s] & ~state.known[s])
         unseen.sort()
         order = rng.permutation(len(unseen)).tolist()
         pool = [unseen[i] for i in order]
@@ -631,11 +623,11 @@ class BhargGame(Game[BhargState]):
             mark = ">" if s == state.seat and state.phase != _OVER else " "
             score = f" score {state.scores[s]}" if cfg.target_score is not None else ""
             if seat is None or s == seat:
-                cards = " ".join(DECKTET_SHORT[c] for c in _cards(state.hands[s]))
+                cards = " ".join(DECKTET_SHORT[c] for c in bit_list(state.hands[s]))
             else:
                 cards = f"[{state.hands[s].bit_count()} cards]"
                 if state.known[s]:
-                    cards += " known: " + " ".join(DECKTET_SHORT[c] for c in _cards(state.known[s]))
+                    cards += " known: " + " ".join(DECKTET_SHORT[c] for c in bit_list(state.known[s]))
             lines.append(f"{mark} player_{s}{score}: {cards}")
         return "\n".join(lines)
 

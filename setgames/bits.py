@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-__all__ = ["bits_to_array", "iter_bits", "mask_of", "popcount", "set_bits"]
+__all__ = ["bit_list", "bits_to_array", "iter_bits", "mask_of", "popcount", "set_bits"]
 
 
 def iter_bits(mask: int) -> Iterator[int]:
@@ -23,6 +23,20 @@ def iter_bits(mask: int) -> Iterator[int]:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+def bit_list(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask`` as a list, lowest first (cards of a card mask).
+
+    >>> bit_list(0b10110)
+    [1, 2, 4]
+    """
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def popcount(mask: int) -> int:

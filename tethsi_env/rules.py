@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from setgames.bits import bit_list
 from setgames.cards import NUM_STANDARD
 from setgames.game import Game
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
@@ -392,9 +393,9 @@ class TetHsiGame(Game[TetHsiState]):
         return {
             "concealed": _ids_pair(s.concealed),
             "front": _ids_pair(s.front),
-            "center": _ids(s.center),
+            "center": bit_list(s.center),
             "remaining": s.remaining,
-            "discard": _ids(s.discard),
+            "discard": bit_list(s.discard),
             "set_cards": _ids_pair(s.set_cards),
             "sets": [[list(t) for t in s.sets[i]] for i in range(2)],
             "pile": list(s.pile),
@@ -426,10 +427,10 @@ class TetHsiGame(Game[TetHsiState]):
         total = 0
         for z in zones:
             if total & z:
-                raise ValueError(f"card(s) {_ids(total & z)} are in two zones")
+                raise ValueError(f"card(s) {bit_list(total & z)} are in two zones")
             total |= z
         if total != (1 << NUM_STANDARD) - 1 or sum(z.bit_count() for z in zones) != NUM_STANDARD:
-            raise ValueError(f"cards {_ids(((1 << NUM_STANDARD) - 1) & ~total)} are missing")
+            raise ValueError(f"cards {bit_list(((1 << NUM_STANDARD) - 1) & ~total)} are missing")
         return state
 
     def determinize(self, state: TetHsiState, seat: int, rng: np.random.Generator) -> TetHsiState:
@@ -440,7 +441,7 @@ class TetHsiGame(Game[TetHsiState]):
         twin = self.clone(state)
         opp = seat ^ 1
         # Canonical order: the re-deal must depend only on what `seat` knows.
-        unseen = sorted(_ids(state.concealed[opp]) + state.pile)
+        unseen = sorted(bit_list(state.concealed[opp]) + state.pile)
         order = [unseen[i] for i in rng.permutation(len(unseen)).tolist()]
         n = state.concealed[opp].bit_count()
         twin.concealed[opp] = _mask(order[:n])
@@ -587,9 +588,5 @@ def _mask(cards: Any) -> int:
     return m
 
 
-def _ids(mask: int) -> list[int]:
-    return [c for c in range(NUM_STANDARD) if mask >> c & 1]
-
-
 def _ids_pair(masks: list[int]) -> list[list[int]]:
-    return [_ids(masks[0]), _ids(masks[1])]
+    return [bit_list(masks[0]), bit_list(masks[1])]

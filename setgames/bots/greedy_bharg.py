@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from setgames.bits import bit_list
 from setgames.bots.base import Bot
 from setgames.bots.ismcts import GameHooks
 from setgames.cards import BHARG_VALUES
@@ -39,15 +40,6 @@ __all__ = ["ISMCTS_HOOKS", "GreedyBhargBot", "hand_key", "rollout_action", "ways
 DRAW_DECK, TAKE_DISCARD, DISCARD0 = 0, 1, 2  # bharg_env.rules action ids (the layout's blocks)
 _DRAW_PHASE = 0  # bharg_env.rules.Phase.DRAW
 _NUM_ACES = 6  # Ace ids 0..5
-
-
-def _cards(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def hand_key(hand: int, ace_top: int) -> tuple[bool, int, int]:
@@ -94,7 +86,7 @@ def ways_to_bind(hand: int, ace_top: int, unseen: int) -> int:
     base = evaluate(hand, None if ace_top < 0 else ace_top).bound
     ace = None if ace_top < 0 else ace_top
     n = 0
-    for u in _cards(unseen):
+    for u in bit_list(unseen):
         # > base + 1: the new card binds at least one card of the hand besides itself.
         if evaluate(hand | 1 << u, ace).bound > base + 1:
             n += 1
@@ -104,7 +96,7 @@ def ways_to_bind(hand: int, ace_top: int, unseen: int) -> int:
 def _best_discard(hand: int, ace_top: int, unseen: int | None) -> tuple[tuple, int]:
     """(rank, card) of the best discard from ``hand``; ``unseen`` None skips the ways tie-break."""
     scored = []
-    for c in _cards(hand):
+    for c in bit_list(hand):
         h, a = _after_discard(hand, c, ace_top)
         scored.append((hand_key(h, a), -BHARG_VALUES[c], c))
     top = max(k for k, _, _ in scored)
@@ -164,7 +156,7 @@ def rollout_action(game: Any, state: Any, rng: np.random.Generator) -> int:
     hand, ace = state.hands[seat], _ace_top(state)
     if state.phase == _DRAW_PHASE:
         h = hand | 1 << state.discard[-1]
-        for c in _cards(h):
+        for c in bit_list(h):
             hh, a = _after_discard(h, c, ace)
             if all_bound_trusted(hh, a):
                 return TAKE_DISCARD

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from setgames.bits import bit_list
 from setgames.bots.base import Bot
 from setgames.bots.ismcts import GameHooks
 from setgames.cards import NUM_STANDARD
@@ -46,22 +47,13 @@ _SET_WEIGHT = 1000.0  # a Set now outweighs any hand-value difference
 _FEED_PENALTY = 3.0  # hand-value points a played card costs if it completes the opponent's front pair
 
 
-def _ids(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def hand_value(hand: int, live: int) -> int:
     """Sum over the pairs of ``hand`` of how many ``live`` cards complete them.
 
     >>> hand_value((1 << 0) | (1 << 30), 1 << 12)   # Ace + Crown of Moons, Mountain live: one Five
     1
     """
-    cards = _ids(hand)
+    cards = bit_list(hand)
     total = 0
     for i, x in enumerate(cards):
         row = _COMPLETE[x]
@@ -83,7 +75,7 @@ def _views(state: Any, seat: int) -> tuple[int, int, int]:
 def _best_play(hand: int, live: int, opp_front: int) -> tuple[float, int]:
     """(value of the hand after the best card to play, that card)."""
     best = (-1e18, -1)
-    for c in _ids(hand):
+    for c in bit_list(hand):
         v = hand_value(hand & ~(1 << c), live)
         if opp_front and _feeds(c, opp_front):
             v -= _FEED_PENALTY
@@ -94,12 +86,12 @@ def _best_play(hand: int, live: int, opp_front: int) -> tuple[float, int]:
 
 def _feeds(card: int, opp_front: int) -> bool:
     """True when ``card`` completes a pair of the opponent's front cards."""
-    cards = _ids(opp_front)
+    cards = bit_list(opp_front)
     return any(_COMPLETE[x][y] >> card & 1 for i, x in enumerate(cards) for y in cards[i + 1:])
 
 
 def _set_pairs(hand: int, r: int) -> list[tuple[int, int]]:
-    cards = _ids(hand)
+    cards = bit_list(hand)
     return [(x, y) for i, x in enumerate(cards) for y in cards[i + 1:] if _COMPLETE[x][y] >> r & 1]
 
 
@@ -160,7 +152,7 @@ def _contribution(card: int, hand: int, live: int) -> int:
     """Live completions of the pairs ``card`` forms with the other cards of ``hand``."""
     row = _COMPLETE[card]
     total = 0
-    for y in _ids(hand & ~(1 << card)):
+    for y in bit_list(hand & ~(1 << card)):
         c = row[y] & live
         if c:
             total += c.bit_count()
@@ -194,7 +186,7 @@ def rollout_action(game: Any, state: Any, rng: np.random.Generator) -> int:
     if phase == _CHOOSE:
         r = state.remaining
         gain = _contribution(r, hand | 1 << r, live)
-        worst = min(_contribution(c, hand, live) for c in _ids(hand))
+        worst = min(_contribution(c, hand, live) for c in bit_list(hand))
         return TAKE if gain > worst else NOTHING
     # discard: keep the card that makes a Set now, else the one that adds more completions
     c1, c2 = legal
