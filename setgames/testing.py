@@ -23,6 +23,7 @@ __all__ = [
     "check_random_play",
     "game_fingerprint",
     "global_rng_untouched",
+    "play_env_randomly",
     "play_random_game",
 ]
 
@@ -117,6 +118,25 @@ def _check_state(game: Game, state: Any, legal: list[int], low: np.ndarray,
             f"seed {seed}: determinize changed seat {seat}'s observation"
         )
         assert game.legal_actions(det) == legal, f"seed {seed}: determinize changed legal actions"
+
+
+def play_env_randomly(env: Any, seed: int, policy_seed: int = 0) -> tuple[dict[str, float], dict]:
+    """Play one game through an AEC env with uniformly random legal actions (read
+    from the mask), the usual ``agent_iter`` loop; return each agent's summed
+    rewards and the last ``info`` seen (the outcome once the game is over)."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(policy_seed)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    info: dict = {}
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        total[agent] += rew
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    return total, info
 
 
 def check_env_mask_matches_rules(env: Any, seed: int, max_steps: int = 5000) -> None:

@@ -21,6 +21,7 @@ from setgames.testing import (
     check_random_play,
     game_fingerprint,
     global_rng_untouched,
+    play_env_randomly,
 )
 from tests.bharg.helpers import check_conservation, check_observation_bytes
 
@@ -181,17 +182,7 @@ def test_terminate_option_ends_the_game_with_a_penalty():
 
 def test_rewards_reach_the_agents_at_the_end():
     e = env()
-    e.reset(seed=11)
-    rng = np.random.default_rng(0)
-    total = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        obs, rew, term, trunc, info = e.last()
-        total[agent] += rew
-        if term or trunc:
-            e.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(legal[rng.integers(len(legal))]))
+    total, info = play_env_randomly(e, seed=11)
     outcome = info
     assert sum(total.values()) == 0
     assert list(total.values()) == outcome["returns"]

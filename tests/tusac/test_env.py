@@ -18,6 +18,7 @@ from setgames.testing import (
     check_random_play,
     game_fingerprint,
     global_rng_untouched,
+    play_env_randomly,
 )
 from tests.tusac.helpers import hand, pile
 from tusac_env import TuSacGame, env, raw_env
@@ -151,17 +152,7 @@ def test_terminate_option_ends_the_game():
 
 def test_rewards_and_outcome_info_at_the_end():
     e = env(num_players=3)
-    e.reset(seed=11)
-    rng = np.random.default_rng(0)
-    total = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        obs, rew, term, trunc, info = e.last()
-        total[agent] += rew
-        if term or trunc:
-            e.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(legal[rng.integers(len(legal))]))
+    total, info = play_env_randomly(e, seed=11)
     game, state = e.unwrapped.game, e.unwrapped.game_state
     assert [total[a] for a in e.possible_agents] == list(game.returns(state))
     out = info
