@@ -15,7 +15,7 @@ import numpy as np
 
 from setgames.game import Game
 
-__all__ = ["Bot", "RandomBot"]
+__all__ = ["Bot", "ExplainingBot", "RandomBot"]
 
 
 class Bot(abc.ABC):
@@ -44,6 +44,18 @@ class Bot(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+class ExplainingBot(Bot):
+    """A bot whose reasoning lives in :meth:`explain`; :meth:`act` keeps only the action."""
+
+    def act(self, game: Game, state: Any, seat: int) -> int:
+        """The action :meth:`explain` chooses."""
+        return self.explain(game, state, seat)[0]
+
+    @abc.abstractmethod
+    def explain(self, game: Game, state: Any, seat: int) -> tuple[int, str]:
+        """The chosen action and a one-line reason."""
 
 
 class RandomBot(Bot):

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from setgames.bits import bit_list
-from setgames.bots.base import Bot
+from setgames.bots.base import ExplainingBot
 from setgames.bots.ismcts import GameHooks
 from setgames.cards import BHARG_VALUES
 from setgames.kernels.bharg import all_bound_trusted, evaluate
@@ -117,14 +117,10 @@ def _ace_top(state: Any) -> int:
     return state.aces[-1] if state.aces else -1
 
 
-class GreedyBhargBot(Bot):
+class GreedyBhargBot(ExplainingBot):
     """Rule-based Bharg player (see the module docstring); deterministic."""
 
     name = "greedy"
-
-    def act(self, game: Any, state: Any, seat: int) -> int:
-        """The greedy action."""
-        return self.explain(game, state, seat)[0]
 
     def explain(self, game: Any, state: Any, seat: int) -> tuple[int, str]:
         """The greedy action and why."""

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from setgames.bits import bit_list
-from setgames.bots.base import Bot
+from setgames.bots.base import ExplainingBot
 from setgames.bots.ismcts import GameHooks
 from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import PAIRS_BY_CARD
@@ -104,15 +104,11 @@ def _choose_value(hand: int, live: int, opp_front: int, r: int) -> float:
     return max(take, hand_value(hand, live))
 
 
-class GreedyTetHsiBot(Bot):
+class GreedyTetHsiBot(ExplainingBot):
     """Rule-based Tet Hsi player (see the module docstring); deterministic
     except for breaking exact ties with its generator."""
 
     name = "greedy"
-
-    def act(self, game: Any, state: Any, seat: int) -> int:
-        """The greedy action."""
-        return self.explain(game, state, seat)[0]
 
     def explain(self, game: Any, state: Any, seat: int) -> tuple[int, str]:
         """The greedy action and why."""

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from setgames.bots.base import Bot
+from setgames.bots.base import ExplainingBot
 from setgames.bots.ismcts import GameHooks
 from setgames.kernels import tusac as kern
 from tusac_env.layout import DISCARD0, HIT
@@ -76,14 +76,10 @@ def _discard_choice(game: Any, state: Any, seat: int, legal: list[int], with_out
     return best
 
 
-class GreedyTuSacBot(Bot):
+class GreedyTuSacBot(ExplainingBot):
     """Rule-based Tu Sac player (see the module docstring); deterministic."""
 
     name = "greedy"
-
-    def act(self, game: Any, state: Any, seat: int) -> int:
-        """The greedy action."""
-        return self.explain(game, state, seat)[0]
 
     def explain(self, game: Any, state: Any, seat: int) -> tuple[int, str]:
         """The greedy action and why."""
