@@ -10,6 +10,7 @@ of their per-step cost.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,12 +20,35 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from setgames.game import Game, IllegalActionError, rng_from_seed
 
-__all__ = ["ILLEGAL_ACTION_MODES", "LeanWrapper", "SetGameEnv", "make_env"]
+__all__ = ["ILLEGAL_ACTION_MODES", "AgentIterable", "LeanWrapper", "SetGameEnv", "make_env"]
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 _MAX_SEED = 2**63 - 1
 _INT8 = np.dtype(np.int8)
 _frombuffer = np.frombuffer
+
+
+class AgentIterable:
+    """What ``agent_iter`` returns: the agent to act, until every agent is done
+    or ``max_iter`` agents were given, like PettingZoo's ``AECIterable``.
+
+    A generator in place of PettingZoo's iterator class: its ``__next__`` is a
+    Python method call on every step of every training loop, and resuming a
+    generator costs a third of that here.
+    """
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env: AECEnv, max_iter: int):
+        self.env = env
+        self.max_iter = max_iter
+
+    def __iter__(self) -> Iterator[str]:
+        env = self.env
+        left = self.max_iter
+        while env.agents and left > 0:
+            left -= 1
+            yield env.agent_selection
 
 
 class SetGameEnv(AECEnv):
@@ -73,10 +97,11 @@ class SetGameEnv(AECEnv):
         self.game_state = None
         self.seed_used: int | None = None
         self.actions: list[int] = []
-        self._mask = np.zeros(self._n_actions, dtype=np.int8)
         self._no_mask = np.zeros(self._n_actions, dtype=np.int8)
-        self._zero_mask_bytes = bytes(self._n_actions)
         self._no_mask.flags.writeable = False
+        self._zero_mask_bytes = bytes(self._n_actions)
+        self._mask = self._no_mask
+        self._legal_bytes: bytes | bytearray = self._zero_mask_bytes  # the mask's bytes
         self._rewarded = False
 
     # ----------------------------------------------------------------- spaces
@@ -129,12 +154,16 @@ class SetGameEnv(AECEnv):
         if seat >= 0:
             # A fresh writable array each step (callers may keep old masks). A
             # bytearray filled in Python and wrapped costs about half of
-            # np.zeros plus a fancy-index write of a Python list.
+            # np.zeros plus a fancy-index write of a Python list; the bytearray
+            # itself is step()'s legality test (indexing it is 3x cheaper than
+            # indexing the array). Caching masks by legal set was measured and
+            # dropped: half the legal sets of a game are new, and a miss costs more.
             buf = bytearray(self._zero_mask_bytes)
             for a in game.legal_actions(state):
                 buf[a] = 1
             mask = _frombuffer(buf, _INT8)
             self._mask = mask
+            self._legal_bytes = buf
             agent = self.possible_agents[seat]
             if acted is not None and acted != agent:
                 self.infos[acted] = {"action_mask": self._no_mask}
@@ -144,6 +173,7 @@ class SetGameEnv(AECEnv):
         truncated = game.is_truncated(state)
         outcome = game.outcome(state)
         self._mask = self._no_mask
+        self._legal_bytes = self._zero_mask_bytes
         for a in self.agents:
             if truncated:
                 self.truncations[a] = True
@@ -158,14 +188,18 @@ class SetGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
-        if not 0 <= a < self._n_actions or not self._mask[a]:
+        if type(action) is int:
+            a = action
+        else:
+            try:
+                a = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+        if not 0 <= a < self._n_actions or not self._legal_bytes[a]:
             self.game.check_action(self.game_state, a)  # raises with the legal list
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.game.apply(self.game_state, a)
+        game, state = self.game, self.game_state
+        rewards = game.apply(state, a)
         self.actions.append(a)
         if rewards is not None:
             self.rewards = {x: float(rewards[self._seat_of[x]]) for x in self.agents}
@@ -173,7 +207,22 @@ class SetGameEnv(AECEnv):
         elif self._rewarded:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewarded = False
-        self._refresh(agent)
+        seat = game.current_seat(state)
+        if seat >= 0:
+            # _refresh's live branch, inlined: this is the hottest path of every env.
+            buf = bytearray(self._zero_mask_bytes)
+            for x in game.legal_actions(state):
+                buf[x] = 1
+            mask = self._mask = _frombuffer(buf, _INT8)
+            self._legal_bytes = buf
+            nxt = self.possible_agents[seat]
+            infos = self.infos
+            if nxt != agent:
+                infos[agent] = {"action_mask": self._no_mask}
+            infos[nxt] = {"action_mask": mask}
+            self.agent_selection = nxt
+        else:
+            self._refresh(agent)
         if self._rewarded:
             self._accumulate_rewards()
 
@@ -182,6 +231,21 @@ class SetGameEnv(AECEnv):
         out = self.game.observe(self.game_state, self._seat_of[agent])
         mask = self._mask if agent == self.agent_selection else self._no_mask.copy()
         return {"observation": out, "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``(observation, cumulative reward, termination, truncation, info)`` of
+        ``agent_selection``, as ``AECEnv.last`` gives them (one call layer less)."""
+        agent = self.agent_selection
+        obs = None
+        if observe:
+            obs = {"observation": self.game.observe(self.game_state, self._seat_of[agent]),
+                   "action_mask": self._mask}
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> AgentIterable:
+        """Yield the agent to act until the game is over (see :class:`AgentIterable`)."""
+        return AgentIterable(self, max_iter)
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The legal-action mask of ``agent`` (default: the agent to act)."""
@@ -322,7 +386,7 @@ class LeanWrapper(BaseWrapper):
             raise ValueError(f"action {action!r} is not an integer action id") from None
         if not 0 <= a < self._n:
             raise ValueError(f"action {a} is outside the action space Discrete({self._n})")
-        if base._mask[a] or self._illegal_action == "raise":
+        if base._legal_bytes[a] or self._illegal_action == "raise":
             base.step(a)
             return
         self._terminate_illegal(agent, a)
@@ -342,6 +406,7 @@ class LeanWrapper(BaseWrapper):
                 "reason": f"illegal action {action} ({label}) by {agent}",
             }
         base._mask = base._no_mask
+        base._legal_bytes = base._zero_mask_bytes
         base._accumulate_rewards()
 
     def observe(self, agent: str) -> Any:
@@ -354,15 +419,11 @@ class LeanWrapper(BaseWrapper):
         """``(observation, cumulative reward, termination, truncation, info)`` of the agent to act."""
         if not self._has_reset:
             self._require_reset("last()")
-        base = self._base
-        agent = base.agent_selection
-        return (
-            base.observe(agent) if observe else None,
-            base._cumulative_rewards[agent],
-            base.terminations[agent],
-            base.truncations[agent],
-            base.infos[agent],
-        )
+        return self._base.last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AgentIterable:
+        """Yield the agent to act until the game is over (see :class:`AgentIterable`)."""
+        return AgentIterable(self._base, max_iter)
 
     def render(self) -> Any:
         """Render the bare env (after ``reset``)."""
