@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from setgames.actions import ActionLayout
+from setgames.seeding import fast_generator
 from setgames.spec import ObsSpec
 
 __all__ = ["Game", "IllegalActionError", "rng_from_seed"]
@@ -29,8 +30,9 @@ class IllegalActionError(ValueError):
 
 def rng_from_seed(seed: int) -> np.random.Generator:
     """The one way a seed becomes a generator, so that envs, arenas and
-    replays agree across processes and machines."""
-    return np.random.Generator(np.random.PCG64(seed))
+    replays agree across processes and machines: numpy's
+    ``Generator(PCG64(seed))``, built by :func:`setgames.seeding.fast_generator`."""
+    return fast_generator(seed)
 
 
 class Game(abc.ABC, Generic[S]):
