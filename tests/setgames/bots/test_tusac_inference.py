@@ -1,0 +1,132 @@
+"""Tu Sac re-deals consistent with the claims and melds nobody made."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from setgames.bots.greedy_tusac import GreedyTuSacBot
+from setgames.bots.tusac_inference import consistent_determinize, hand_history, violations
+from setgames.game import rng_from_seed
+from tusac_env.rules import TuSacGame
+
+RR, RC, RN, RP = 3, 4, 5, 6  # red rook, cannon, knight, pawn (type = color * 7 + piece)
+YR, GR, WR = 10, 17, 24  # yellow, green, white rook
+YG = 8  # yellow guard
+
+
+def _block(*types: int) -> list[int]:
+    out = [0] * 28
+    for t in types:
+        out[t] += 1
+    return out
+
+
+def _greedy_states(n: int, seeds: range, every: int = 4):
+    game = TuSacGame(num_players=n)
+    for seed in seeds:
+        state = game.new_state(rng_from_seed(seed))
+        bot = GreedyTuSacBot(seed)
+        k = 0
+        while not game.is_over(state):
+            if k % every == every - 1:
+                yield game, game.clone(state)
+            game.apply(state, bot.act(game, state, game.current_seat(state)))
+            k += 1
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_true_hands_of_players_who_meld_when_they_can_contradict_nothing(n):
+    checked = 0
+    for _game, state in _greedy_states(n, range(8)):
+        for seat in range(n):
+            assert violations(state.events, seat, state.private[seat], n, stop_at=99) == 0
+            checked += 1
+    assert checked > 50
+
+
+def test_hand_history_adds_back_discards_and_meld_cards():
+    events = [("khaps", 1, 0), ("discard", 0, RR), ("meld", 1, "triple", [RR, RR, RR]),
+              ("discard", 1, YG)]
+    # Seat 1 melded the active red rook with two private ones, then discarded a yellow guard.
+    assert hand_history(events, 1, _block(RP)) == _block(RP, RR, RR, YG)
+
+
+def test_khui_not_claimed_rules_out_a_khap_of_the_discarded_type():
+    events = [("khaps", 1, 1), ("discard", 0, RP)]
+    khap_block = _block(RP, RP, RP, YR, GR, WR)  # pawns Khap; three rooks of different colors trash
+    assert violations(events, 1, khap_block, 2) == 1
+    assert violations(events, 1, _block(RC, RC, RC, YR, GR, WR), 2) == 0
+
+
+def test_pair_not_claimed_rules_out_a_claimable_pair_but_not_for_the_current_player():
+    # Seat 0 discards a red rook; seat 1 is the current player, seat 2 is not.
+    events = [("khaps", 1, 0), ("khaps", 2, 0), ("discard", 0, RR)]
+    pair = _block(RR, RR, YG, GR + 3)  # the pair plus two unrelated trash cards
+    assert violations(events, 2, pair, 3) == 1  # seat 2 would have claimed the triple
+    assert violations(events, 1, pair, 3) == 0  # the current player never pair-claims
+
+
+def test_hit_or_pass_rules_out_a_legal_meld_of_the_card():
+    base = [("khaps", 1, 0), ("discard", 0, RR)]
+    # Seat 1 holds cannon + knight of red: the red rook would complete rook+cannon+knight.
+    can_meld = _block(RC, RN, YG, YG + 7)
+    hit = [*base, ("hit", 1, GR, RR)]
+    assert violations(hit, 1, can_meld, 2, stop_at=9) == 1
+    assert violations(hit, 1, _block(YG, YG + 7, GR + 2, WR + 2), 2) == 0
+    # Seat 1 hit a red rook from the pile, nobody claimed it, and seat 1 passed it on.
+    # No meld of the yellow guard (hitting it was right), four trash cards (no win on the rook).
+    no_guard = _block(RC, RN, GR + 2, WR + 2)
+    passed = [("khaps", 1, 0), ("discard", 0, YG), ("hit", 1, RR, YG), ("pass", 1, RR)]
+    assert violations(passed, 1, no_guard, 2, stop_at=9) == 1
+    assert violations(passed[:3], 1, no_guard, 2, stop_at=9) == 0
+
+
+def test_a_block_that_adds_back_to_an_unannounced_triple_cannot_have_been_dealt():
+    events = [("khaps", 1, 0), ("discard", 1, RR)]
+    assert violations(events, 1, _block(RR, RR, YG), 2) >= 1  # it would have held 3 red rooks
+    assert violations(events, 1, _block(RR, YG), 2) == 0
+
+
+def test_consistent_determinize_returns_the_least_contradicted_of_its_redeals():
+    for game, state in list(_greedy_states(4, range(3), every=7))[:12]:
+        seat = state.current
+        n = state.num_players
+
+        def score(det, state=state, seat=seat, n=n):
+            return sum(violations(state.events, o, det.private[o], n, stop_at=10**6)
+                       for o in range(n) if o != seat)
+
+        rng = np.random.default_rng(5)
+        plain = [game.determinize(state, seat, rng) for _ in range(6)]
+        chosen = consistent_determinize(game, state, seat, np.random.default_rng(5), tries=6)
+        assert score(chosen) == min(score(d) for d in plain)
+        assert np.array_equal(game.observe(chosen, seat), game.observe(state, seat))
+
+
+def test_consistent_determinize_rejects_bad_tries():
+    game = TuSacGame(num_players=2)
+    with pytest.raises(ValueError, match="tries 0"):
+        consistent_determinize(game, game.new_state(rng_from_seed(0)), 0, np.random.default_rng(0), tries=0)
+
+
+def test_ismcts_option_samples_consistent_redeals(monkeypatch):
+    from setgames.bots import ismcts, make_bot, tusac_inference
+
+    calls = []
+    real = tusac_inference.consistent_determinize
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tusac_inference, "consistent_determinize", counting)
+    game, state = next(s for s in _greedy_states(4, range(5), every=3) if len(s[0].legal_actions(s[1])) > 1)
+    action = make_bot("ismcts", "tusac", 0, iterations=20, determinize="consistent").act(
+        game, state, state.current)
+    assert action in game.legal_actions(state) and len(calls) >= ismcts.RACE_MIN_ROUNDS // 2
+    calls.clear()
+    make_bot("ismcts", "tusac", 0, iterations=20).act(game, state, state.current)
+    assert calls == []
+    with pytest.raises(ValueError, match="determinize 'psychic'"):
+        make_bot("ismcts", "tusac", 0, determinize="psychic")
