@@ -23,13 +23,21 @@ from __future__ import annotations
 
 from setgames.kernels import tusac as kern
 from tusac_env.melds import (
-    MELDS,
-    PARTNERS,
-    add_public,
-    after_removal,
-    meld_memo,
+    COMP_OF,
+    COMP_TRASH,
+    COMP_VALUE,
+    COMPONENTS,
+    MAX_MELD_USED,
+    MELD_BY_INDEX,
+    MELD_INDEX_TRIPLE,
+    MELD_OPTIONS,
+    PLACE,
+    block_value,
+    drop_khap,
+    meld_cards,
     public_value,
-    refresh_seat,
+    put_public,
+    remove_cards,
 )
 from tusac_env.scoring import finish_win
 from tusac_env.state import (
@@ -39,7 +47,15 @@ from tusac_env.state import (
     TuSacState,
 )
 
-__all__ = ["RECHECK_AFTER_PASS", "WAITING_PAIRS", "WAITING_SAME_COLOR", "resolve_claims", "win_meld"]
+__all__ = [
+    "RECHECK_AFTER_PASS",
+    "WAITING_PAIRS",
+    "WAITING_SAME_COLOR",
+    "claim",
+    "is_waiting_hand",
+    "resolve_claims",
+    "win_meld",
+]
 
 RECHECK_AFTER_PASS = False  # lead's choice: a passed card did not newly become active
 WAITING_SAME_COLOR = True  # lead's choice: rook/cannon/knight waiting pairs must share a color
@@ -71,9 +87,36 @@ def is_waiting_hand(counts: list[int], khaps: tuple[int, ...], trash: int) -> bo
     return False
 
 
-# MAX_USED[a]: most private cards a meld of active card a uses. Removing k cards lowers
-# trash by at most k, so a seat whose trash exceeds this cannot win on a (claim filter).
-MAX_USED: tuple[int, ...] = tuple(max(len(used) for _, _, used in MELDS[a]) for a in range(len(MELDS)))
+def _waiting_table() -> tuple[tuple[bool, ...], ...]:
+    # [k][code]: a waiting pair lies in component k's non-Khap cards and leaves it no trash.
+    table = []
+    for k, comp in enumerate(COMPONENTS):
+        pairs = [(x, y) for x, y in WAITING_PAIRS if x in comp and y in comp]
+        row = []
+        for code in range(4 ** len(comp)):
+            digit = {t: code // PLACE[t] % 4 for t in comp}
+            row.append(any(
+                digit[x] in (1, 2) and digit[y] in (1, 2) and COMP_TRASH[k][code - PLACE[x] - PLACE[y]] == 0
+                for x, y in pairs))
+        table.append(tuple(row))
+    return tuple(table)
+
+
+_WAITING = _waiting_table()
+_TRIPLE = tuple(MELD_BY_INDEX[a][MELD_INDEX_TRIPLE] for a in range(len(MELD_BY_INDEX)))  # pair claims
+
+
+def _is_waiting(state: TuSacState, seat: int) -> bool:
+    """:func:`is_waiting_hand` of ``seat`` from its codes: its 2 trash cards all lie in one
+    component, where a waiting pair takes them all."""
+    if state._trash[seat] != 2:
+        return False
+    for k, code in enumerate(state._codes[seat]):
+        if COMP_TRASH[k][code] == 2:
+            return _WAITING[k][code]
+    return False
+
+
 # Seats in claim order (the current seat first) for each (number of players, current seat).
 _ORDERS = {(n, cur): tuple((cur + i) % n for i in range(n)) for n in (2, 3, 4) for cur in range(n)}
 
@@ -81,56 +124,37 @@ _ORDERS = {(n, cur): tuple((cur + i) % n for i in range(n)) for n in (2, 3, 4) f
 def win_meld(state: TuSacState, seat: int, a: int) -> tuple[int, str, tuple[int, ...]] | None:
     """The best winning meld of active card ``a`` for ``seat``: ``(hand value, kind, used)``.
 
-    None when no meld leaves ``seat``'s private block without trash. A meld uses at
-    most 3 private cards and removing k cards lowers trash by at most k, so seats
-    with more than 3 trash are skipped without a kernel call. When ``seat``'s
-    :func:`~tusac_env.melds.meld_memo` for ``a`` exists its winning melds are
-    reused; otherwise only the melds using at least ``trash`` cards are tried.
+    None when no meld leaves ``seat``'s private block without trash. The value of
+    what a meld leaves is the block's value with the card's component changed
+    (:func:`~tusac_env.melds.block_value`, negative while trash remains); ties go
+    to the first in meld order, a Khui (on a Khap, with no trash) first of all.
     """
     trash = state._trash[seat]
-    if trash > 3:
+    if trash > MAX_MELD_USED:
         return None
-    counts = state.private[seat]
-    khaps = state._khaps[seat]
+    codes = state._codes[seat]
+    k = COMP_OF[a]
+    code = codes[k]
+    values = COMP_VALUE[k]
+    base = block_value(codes) - values[code]  # the other components
     best_v = -1
     best_kind = ""
     best_used: tuple[int, ...] = ()
-    if counts[a] == 3 and trash == 0:
-        rest = counts[:]
-        rest[a] = 0
-        k2 = tuple(t for t in khaps if t != a)
-        best_v = KIND_VALUES["khui"] + kern.max_value(rest, k2)
+    if state.private[seat][a] == 3 and trash == 0:
+        best_v = KIND_VALUES["khui"] + base + values[code - 3 * PLACE[a]]
         best_kind, best_used = "khui", (a, a, a)
-    memo = state._memo[seat].get(a)
-    if memo is not None:
-        cands = memo.wins
-    else:
-        cands = []
-        for _, kind, used in MELDS[a]:
-            if len(used) >= trash and all(counts[u] for u in used):
-                rest = after_removal(counts, used)
-                if rest is not None:
-                    cands.append((kind, used, rest))
-    for kind, used, rest in cands:
-        mv = kern.max_value(rest, khaps)
-        if mv is None:
+    infos = MELD_BY_INDEX[a]
+    for idx, _ in MELD_OPTIONS[a][code]:
+        info = infos[idx]
+        rest = base + values[code - info.place_sum]
+        if rest < 0:  # trash left
             continue
-        v = KIND_VALUES[kind] + mv
+        v = KIND_VALUES[info.kind] + rest
         if v > best_v:
-            best_v, best_kind, best_used = v, kind, used
+            best_v, best_kind, best_used = v, info.kind, info.used
     if best_v < 0:
         return None
     return public_value(state, seat) + best_v, best_kind, best_used
-
-
-def _apply_meld(state: TuSacState, seat: int, a: int, kind: str, used: tuple[int, ...],
-                trash: int | None) -> None:
-    counts = state.private[seat]
-    for t in used:
-        counts[t] -= 1
-    add_public(state, seat, kind, [a, *used])
-    refresh_seat(state, seat, trash)
-    state.events.append(("meld", seat, kind, sorted([a, *used])))
 
 
 def resolve_claims(state: TuSacState, config: TuSacConfig, exclude: int) -> bool:
@@ -138,63 +162,69 @@ def resolve_claims(state: TuSacState, config: TuSacConfig, exclude: int) -> bool
 
     ``exclude`` is the discarder (-1 for a hit card). On a claim the state moves
     to the claimer (discard phase) or ends with a win; otherwise it is unchanged.
+    Any claim needs a seat whose claim mask (``_hot``, kept by
+    :mod:`tusac_env.melds`) holds the card: the union of the masks answers the
+    usual no-claim case in one test.
     """
+    if state._hot_any >> state.active & 1:
+        return claim(state, config, exclude)
+    return False
+
+
+def claim(state: TuSacState, config: TuSacConfig, exclude: int) -> bool:
+    """:func:`resolve_claims` past its quick test: the claims in priority order."""
     a = state.active
     cur = state.current
-    order = _ORDERS[state.num_players, cur]
-    trash_of, private = state._trash, state.private
-    partners = PARTNERS[a]
-    king = a % 7 == 0
-    max_trash = MAX_USED[a]
-    for s in order:
-        if s == exclude or trash_of[s] > max_trash:
+    hot = state._hot
+    # The seats that might claim, in claim order (a seat's hot mask holds all its claims).
+    seats = []
+    for s in _ORDERS[state.num_players, cur]:
+        if hot[s] >> a & 1 and s != exclude:
+            seats.append(s)
+    private, wins = state.private, state._win
+    for s in seats:
+        if not wins[s] >> a & 1:
             continue
-        counts = private[s]
-        if not king:
-            for u in partners:
-                if counts[u]:
-                    break
-            else:
-                continue  # holds none of the cards a meld of ``a`` would use
-        if s == cur:
-            # The current seat's legal actions will need every meld of ``a`` if no
-            # claim is made: evaluate them once, for both.
-            meld_memo(state, s, a)
         w = win_meld(state, s, a)
-        if w is not None:
-            _, kind, used = w
-            state.events.append(("claim", s, "win", a))
-            state.last_claim = ["win", s]
-            how, src = state.active_how, state.active_from
-            _apply_meld(state, s, a, kind, used, 0)
-            state.active = -1
-            finish_win(state, config, s, a, how, src)
-            return True
-    for s in order:
-        if s != exclude and state.private[s][a] == 3:
+        assert w is not None  # the win mask and win_meld agree
+        _, kind, used = w
+        state.events.append(("claim", s, "win", a))
+        state.last_claim = ["win", s]
+        how, src = state.active_how, state.active_from
+        cards = sorted([a, *used])
+        if used:
+            remove_cards(state, s, used, sum(PLACE[u] for u in used), 0)
+        if kind == "khui":
+            drop_khap(state, s, a)
+        put_public(state, s, kind, tuple(cards), tuple((t, cards.count(t)) for t in sorted(set(cards))))
+        state.events.append(("meld", s, kind, cards))
+        state.active = -1
+        finish_win(state, config, s, a, how, src)
+        return True
+    for s in seats:
+        if private[s][a] == 3:
             state.events.append(("claim", s, "khui", a))
             state.last_claim = ["khui", s]
-            state.private[s][a] = 0
-            add_public(state, s, "khui", [a, a, a, a])
-            refresh_seat(state, s, state._trash[s])  # a Khap is never trash
+            remove_cards(state, s, (a, a, a), 3 * PLACE[a], state._trash[s])  # a Khap is never trash
+            drop_khap(state, s, a)
+            put_public(state, s, "khui", (a, a, a, a), ((a, 4),))
             state.events.append(("meld", s, "khui", [a, a, a, a]))
             _to_claimer(state, s)
             return True
     if a % 7 == 0:  # pair priority never takes a king
         return False
-    for s in order:
-        if s in (exclude, cur) or state.private[s][a] != 2:
+    for s in seats:
+        if s == cur or private[s][a] != 2:
             continue
-        counts = state.private[s]
         trash = state._trash[s]
-        rest = counts[:]
-        rest[a] = 0
-        after = kern.min_trash(rest, state._khaps[s])
-        if after > trash or is_waiting_hand(counts, state._khaps[s], trash):
+        k = COMP_OF[a]
+        code = state._codes[s][k]
+        after = trash + COMP_TRASH[k][code - 2 * PLACE[a]] - COMP_TRASH[k][code]
+        if after > trash or (trash == 2 and _is_waiting(state, s)):
             return False  # only one seat can hold a pair of the type
         state.events.append(("claim", s, "pair", a))
         state.last_claim = ["pair", s]
-        _apply_meld(state, s, a, "triple", (a, a), after)
+        meld_cards(state, s, _TRIPLE[a], after)
         _to_claimer(state, s)
         return True
     return False
@@ -207,4 +237,3 @@ def _to_claimer(state: TuSacState, seat: int) -> None:
     state.active_passed = False
     state.current = seat
     state.phase = PHASE_DISCARD
-

@@ -19,6 +19,7 @@ The modules: :mod:`tusac_env.state` (state, config), :mod:`tusac_env.melds`
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,8 @@ from tusac_env.state import (
 )
 
 __all__ = ["TuSacGame"]
+
+_CURRENT = attrgetter("current")  # state -> seat to act (C-level: no Python frame)
 
 _HOW_NAMES = {EXPOSED_NONE: None, EXPOSED_BY_DISCARD: "discard", EXPOSED_BY_HIT: "hit"}
 _DETERMINIZE_TRIES = 50  # random re-deals tried before keeping the true hidden cards
@@ -73,7 +76,14 @@ class TuSacGame(Game[TuSacState]):
         self.num_players = num_players
         self.layout = LAYOUT
         self.obs_spec = make_obs_spec(num_players)
-        self._observer = Observer(self.obs_spec, num_players)
+        self._observer = Observer(self.obs_spec, num_players, flow.worst_cards)
+        self._apply = flow.make_apply(self.config)
+        # The per-step entry points, bound once on the instance (found before the class's
+        # methods, which do the same): each saves a Python call a step.
+        self.apply = self._apply  # type: ignore[method-assign]
+        self.observe = self._observer.observe  # type: ignore[method-assign]
+        self.legal_actions = flow.legal_actions  # type: ignore[method-assign]
+        self.current_seat = _CURRENT  # type: ignore[method-assign]
 
     # ------------------------------------------------------------- life cycle
     def new_state(self, rng: np.random.Generator) -> TuSacState:
@@ -109,10 +119,7 @@ class TuSacGame(Game[TuSacState]):
 
     def apply(self, state: TuSacState, action: int) -> tuple[float, ...] | None:
         """Play ``action``; the per-seat rewards when this ends the game, else None."""
-        flow.apply_action(state, self.config, action)
-        if state.phase == PHASE_OVER:
-            return tuple(state.returns)
-        return None
+        return self._apply(state, action)
 
     def is_over(self, state: TuSacState) -> bool:
         """True once won or drawn."""
@@ -126,10 +133,7 @@ class TuSacGame(Game[TuSacState]):
 
     def observe(self, state: TuSacState, seat: int) -> np.ndarray:
         """``seat``'s int8 observation (see ``tusac_env/README.md``)."""
-        worst = None
-        if state.phase == PHASE_DISCARD and state.current == seat:
-            worst = flow.worst_cards(state)
-        return self._observer.observe(state, seat, worst)
+        return self._observer.observe(state, seat)
 
     def worst_cards(self, state: TuSacState) -> list[int]:
         """The current seat's worst discards (the "Find Trash" hint); [] unless discarding."""
@@ -177,16 +181,20 @@ class TuSacGame(Game[TuSacState]):
         twin._trash = s._trash[:]
         twin._khaps = s._khaps[:]
         twin._sizes = s._sizes[:]
+        twin._codes = [c[:] for c in s._codes]
+        twin._ctrash = [c[:] for c in s._ctrash]
+        twin._disc = s._disc[:]
+        twin._win = s._win[:]
+        twin._high = s._high[:]
+        twin._hot = s._hot[:]
+        twin._hot_any = s._hot_any
         twin._pub_counts = [p[:] for p in s._pub_counts]
         twin._kind_counts = [p[:] for p in s._kind_counts]
         twin._exposed = s._exposed[:]
         twin._legal = None if s._legal is None else s._legal[:]
-        twin._meld_trash = dict(s._meld_trash)
         twin._worst = None if s._worst is None else s._worst[:]
-        twin._memo = [dict(m) for m in s._memo]  # entries are never mutated: shared safely
-        twin._own_obs = s._own_obs[:]
-        twin._public_obs = s._public_obs
-        twin._sizes_obs = s._sizes_obs
+        twin._obs = s._obs[:]
+        twin._lay = s._lay
         return twin
 
     _FIELDS = ("num_players", "first", "private", "public", "dead", "draw", "active",

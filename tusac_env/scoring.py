@@ -17,11 +17,11 @@ Rules applied (``RULINGS.md`` section 4 "Scoring"):
 
 from __future__ import annotations
 
-from setgames.kernels import tusac as kern
-from tusac_env.melds import public_value
+from tusac_env.melds import block_value, public_value
 from tusac_env.state import (
     EXPOSED_BY_DISCARD,
     PHASE_OVER,
+    PUBLIC_KINDS,
     TuSacConfig,
     TuSacState,
 )
@@ -31,6 +31,7 @@ __all__ = ["KHAP_SIDE", "KHUI_SIDE", "QUAN_SIDE", "finish_draw", "finish_win", "
 QUAN_SIDE = 8  # paid to a non-winner per Quan, by every other player
 KHUI_SIDE = 6  # paid to a non-winner per Khui, by every other player
 KHAP_SIDE = 3  # paid to a non-winner per Khap, by every other non-winner
+_QUAN, _KHUI = PUBLIC_KINDS.index("quan"), PUBLIC_KINDS.index("khui")
 
 
 def winning_amount(value: int, doubled: bool) -> int:
@@ -44,8 +45,8 @@ def winning_amount(value: int, doubled: bool) -> int:
 
 def hand_value(state: TuSacState, seat: int) -> int:
     """``seat``'s public set values plus the best trash-free arrangement of its private block."""
-    best = kern.max_value(state.private[seat], state._khaps[seat])
-    if best is None:
+    best = block_value(state._codes[seat])
+    if best < 0:
         raise ValueError(f"seat {seat} has trash left and cannot be valued")
     return public_value(state, seat) + best
 
@@ -58,7 +59,8 @@ def finish_win(state: TuSacState, config: TuSacConfig, seat: int, card: int, how
     state.result = "win" if card >= 0 else "first_hand_win"
     state.win_card, state.win_how, state.win_from = card, how, source
     state.value = hand_value(state, seat)
-    doubled = any(kind in ("quan", "khui") for kind, _ in state.public[seat])
+    kinds = state._kind_counts  # sets of each kind per seat (PUBLIC_KINDS order)
+    doubled = bool(kinds[seat][_QUAN] or kinds[seat][_KHUI])
     amount = winning_amount(state.value, doubled)
     state.amount = amount
     state.events.append(("win", seat, card, state.value, amount))
@@ -79,8 +81,8 @@ def finish_win(state: TuSacState, config: TuSacConfig, seat: int, card: int, how
     for x in range(n):
         if x == seat:
             continue
-        quans = sum(1 for kind, _ in state.public[x] if kind == "quan")
-        khuis = sum(1 for kind, _ in state.public[x] if kind == "khui")
+        quans = kinds[x][_QUAN]
+        khuis = kinds[x][_KHUI]
         khaps = len(state._khaps[x])
         for y in range(n):
             if y == x:

@@ -179,22 +179,27 @@ class TuSacState:
     returns: list[float] = field(default_factory=list)
     last_claim: list[Any] = field(default_factory=lambda: ["", -1])
     events: list[tuple] = field(default_factory=list)
-    # Caches (derived). Per-seat ones that depend on the private block are reset
-    # by melds.refresh_seat / melds.take_discard, the only places a block shrinks.
+    # Caches (derived). Per-seat ones that depend on the private block are updated by the
+    # block bookkeeping of tusac_env.melds (and the discard tusac_env.flow inlines), the
+    # only code that changes a private block.
     _trash: list[int] = field(default_factory=list, compare=False, repr=False)
     _khaps: list[tuple[int, ...]] = field(default_factory=list, compare=False, repr=False)
     _sizes: list[int] = field(default_factory=list, compare=False, repr=False)  # private block sizes
+    # per seat: the base-4 code of each of the nine components of the private block
+    _codes: list[list[int]] = field(default_factory=list, compare=False, repr=False)
+    _ctrash: list[list[int]] = field(default_factory=list, compare=False, repr=False)  # component trash
+    _disc: list[int] = field(default_factory=list, compare=False, repr=False)  # trash-lowering discards
+    # per seat: bit masks of the active types it would win on (_win), holds three times or
+    # (kings apart) twice (_high), and their union (_hot); _hot_any: the union over seats
+    _win: list[int] = field(default_factory=list, compare=False, repr=False)
+    _high: list[int] = field(default_factory=list, compare=False, repr=False)
+    _hot: list[int] = field(default_factory=list, compare=False, repr=False)
+    _hot_any: int = field(default=0, compare=False, repr=False)
     _pub_counts: list[list[int]] = field(default_factory=list, compare=False, repr=False)
     _kind_counts: list[list[int]] = field(default_factory=list, compare=False, repr=False)
     _exposed: list[int] = field(default_factory=list, compare=False, repr=False)
     _legal: list[int] | None = field(default=None, compare=False, repr=False)
-    _meld_trash: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
     _worst: list[int] | None = field(default=None, compare=False, repr=False)
-    # per seat: active type -> melds.MeldMemo, valid until the seat's private block changes
-    _memo: list[dict[int, Any]] = field(default_factory=list, compare=False, repr=False)
-    # observation pieces: per seat its private counts + Khap row; every public block's
-    # counts and set kinds, and every private block's size and Khap count, in seat order
-    # (None: rebuild; spliced when a set goes public, reset when a private block changes)
-    _own_obs: list[bytes | None] = field(default_factory=list, compare=False, repr=False)
-    _public_obs: tuple[bytes, bytes] | None = field(default=None, compare=False, repr=False)
-    _sizes_obs: bytes | None = field(default=None, compare=False, repr=False)  # sizes + Khap counts
+    # every seat's observation up to "dead" (tusac_env.observation), patched where data changes
+    _obs: bytearray = field(default_factory=bytearray, compare=False, repr=False)
+    _lay: Any = field(default=None, compare=False, repr=False)  # observation.ObsLayout of num_players
