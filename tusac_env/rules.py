@@ -42,7 +42,7 @@ from tusac_env.state import (
     TuSacState,
 )
 
-__all__ = ["TuSacGame"]
+__all__ = ["TuSacGame", "deal_hidden"]
 
 _CURRENT = attrgetter("current")  # state -> seat to act (C-level: no Python frame)
 
@@ -246,7 +246,7 @@ class TuSacGame(Game[TuSacState]):
         sizes = [sum(state.private[s]) for s in others]
         nkhaps = [len(state._khaps[s]) for s in others]
         for _ in range(_DETERMINIZE_TRIES):
-            deal = _try_deal(pool, sizes, nkhaps, rng)
+            deal = deal_hidden(pool, sizes, nkhaps, rng)
             if deal is not None:
                 hands, draw = deal
                 for s, hand in zip(others, hands, strict=True):
@@ -263,8 +263,12 @@ class TuSacGame(Game[TuSacState]):
         return render_state(state, seat)
 
 
-def _try_deal(pool: list[int], sizes: list[int], nkhaps: list[int],
-              rng: np.random.Generator) -> tuple[list[list[int]], list[int]] | None:
+def deal_hidden(pool: list[int], sizes: list[int], nkhaps: list[int],
+                rng: np.random.Generator) -> tuple[list[list[int]], list[int]] | None:
+    """Deal private blocks of ``sizes`` cards from the card counts ``pool``: block i
+    gets ``nkhaps[i]`` triples of random types and no other type three times; the
+    rest, shuffled, is the draw pile. Returns ``(blocks as counts, draw pile)``, or
+    None when this random attempt could not keep the Khap counts (try again)."""
     avail = pool[:]
     hands = [[0] * NUM_TUSAC_TYPES for _ in sizes]
     for hand, k in zip(hands, nkhaps, strict=True):

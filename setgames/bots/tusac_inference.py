@@ -45,7 +45,7 @@ import numpy as np
 from setgames.kernels import tusac as kern
 from tusac_env.claims import is_waiting_hand
 from tusac_env.melds import MELDS, after_removal, khap_types, rebuild_caches
-from tusac_env.rules import _try_deal
+from tusac_env.rules import deal_hidden
 
 __all__ = ["DEFAULT_TRIES", "consistent_determinize", "hand_history", "violations"]
 
@@ -210,7 +210,7 @@ def consistent_determinize(game: Any, state: Any, seat: int, rng: np.random.Gene
         for o in bad:
             for t, c in enumerate(det.private[o]):
                 pool[t] += c
-        deal = _try_deal(pool, [sum(det.private[o]) for o in bad],
+        deal = deal_hidden(pool, [sum(det.private[o]) for o in bad],
                          [len(khap_types(det.private[o])) for o in bad], rng)
         if deal is None:
             continue
