@@ -6,6 +6,8 @@ twice, the bots' seats swapped) with its re-deals drawn four ways:
 - ``plain``: the game's ``determinize`` (what the bot sees; the default);
 - ``infer``: re-deals consistent with the public non-events
   (:mod:`setgames.bots.tusac_inference`, ``ismcts:determinize=consistent``);
+- ``model``: re-deals drawn from the learned hand model
+  (:mod:`setgames.bots.tusac_handmodel`, ``ismcts:determinize=model``);
 - ``hands``: the true private blocks of the others, the draw pile re-shuffled
   (a cheat: how much the others' hands are worth);
 - ``cheat``: the true state (hands and draw order: the ceiling of the search).
@@ -23,7 +25,8 @@ import math
 import multiprocessing as mp
 from typing import Any
 
-MODES = ("plain", "infer", "hands", "cheat")
+MODES = ("plain", "infer", "model", "hands", "cheat")
+DETERMINIZE = {"infer": "consistent", "model": "model"}  # the ISMCTS option behind each honest mode
 
 
 def _determinizer(game: Any, mode: str) -> Any:
@@ -54,8 +57,7 @@ def play(task: tuple[int, int, int, str]) -> float:
     bots: list[Any] = []
     for s in range(n):
         if s % 2 == side:
-            bots.append(IsmctsBot(seed=deal * 10 + s,
-                                  determinize="consistent" if mode == "infer" else "plain"))
+            bots.append(IsmctsBot(seed=deal * 10 + s, determinize=DETERMINIZE.get(mode, "plain")))
         else:
             bots.append(GreedyTuSacBot(deal))
     while not game.is_over(state):
