@@ -10,6 +10,8 @@ twice, the bots' seats swapped) with its re-deals drawn four ways:
   (:mod:`setgames.bots.tusac_handmodel`, ``ismcts:determinize=model``);
 - ``hands``: the true private blocks of the others, the draw pile re-shuffled
   (a cheat: how much the others' hands are worth);
+- ``hands-at-discards`` / ``hands-elsewhere``: the same cheat only when the
+  bot chooses a discard / only at its other decisions (meld, hit, pass);
 - ``cheat``: the true state (hands and draw order: the ceiling of the search).
 
     python benchmarks/tusac_information.py --mode hands --players 2 --deals 50 --workers 2
@@ -25,20 +27,31 @@ import math
 import multiprocessing as mp
 from typing import Any
 
-MODES = ("plain", "infer", "model", "hands", "cheat")
+MODES = ("plain", "infer", "model", "hands", "hands-at-discards", "hands-elsewhere", "cheat")
 DETERMINIZE = {"infer": "consistent", "model": "model"}  # the ISMCTS option behind each honest mode
 
 
 def _determinizer(game: Any, mode: str) -> Any:
+    from tusac_env.state import Phase
+
+    plain = game.determinize
+
     def hands(state: Any, seat: int, rng: Any) -> Any:
         twin = game.clone(state)
         twin.draw = [twin.draw[i] for i in rng.permutation(len(twin.draw)).tolist()]
         return twin
 
+    def at_discards(state: Any, seat: int, rng: Any) -> Any:
+        return (hands if state.phase == Phase.DISCARD else plain)(state, seat, rng)
+
+    def elsewhere(state: Any, seat: int, rng: Any) -> Any:
+        return (plain if state.phase == Phase.DISCARD else hands)(state, seat, rng)
+
     def cheat(state: Any, seat: int, rng: Any) -> Any:
         return game.clone(state)
 
-    return {"hands": hands, "cheat": cheat}.get(mode)
+    return {"hands": hands, "hands-at-discards": at_discards, "hands-elsewhere": elsewhere,
+            "cheat": cheat}.get(mode)
 
 
 def play(task: tuple[int, int, int, str]) -> float:
