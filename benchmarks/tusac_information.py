@@ -1,6 +1,6 @@
 """What hidden information is worth to the Tu Sac search: ISMCTS against greedy.
 
-The same ISMCTS bot (default budget) plays greedy on duplicate deals (each deal
+The same ISMCTS bot (default budget, or ``--iterations``) plays greedy on duplicate deals (each deal
 twice, the bots' seats swapped) with its re-deals drawn four ways:
 
 - ``plain``: the game's ``determinize`` (what the bot sees; the default);
@@ -54,14 +54,14 @@ def _determinizer(game: Any, mode: str) -> Any:
             "cheat": cheat}.get(mode)
 
 
-def play(task: tuple[int, int, int, str]) -> float:
+def play(task: tuple[int, int, int, str, int | None]) -> float:
     """One game of deal ``deal``; ISMCTS holds the seats of parity ``side``. Its score."""
     from setgames.bots.greedy_tusac import GreedyTuSacBot
     from setgames.bots.ismcts import IsmctsBot
     from setgames.game import rng_from_seed
     from tusac_env.rules import TuSacGame
 
-    n, deal, side, mode = task
+    n, deal, side, mode, iterations = task
     game = TuSacGame(num_players=n)
     det = _determinizer(game, mode)
     if det is not None:
@@ -70,7 +70,8 @@ def play(task: tuple[int, int, int, str]) -> float:
     bots: list[Any] = []
     for s in range(n):
         if s % 2 == side:
-            bots.append(IsmctsBot(seed=deal * 10 + s, determinize=DETERMINIZE.get(mode, "plain")))
+            bots.append(IsmctsBot(seed=deal * 10 + s, iterations=iterations,
+                                  determinize=DETERMINIZE.get(mode, "plain")))
         else:
             bots.append(GreedyTuSacBot(deal))
     while not game.is_over(state):
@@ -89,8 +90,11 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--deals", type=int, default=50)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="ISMCTS determinizations a move (default: the bot's default budget)")
     args = ap.parse_args()
-    tasks = [(args.players, d, side, args.mode) for d in range(args.deals) for side in (0, 1)]
+    tasks = [(args.players, d, side, args.mode, args.iterations)
+             for d in range(args.deals) for side in (0, 1)]
     if args.workers > 1:
         with mp.get_context("fork").Pool(args.workers) as pool:
             res = pool.map(play, tasks, chunksize=1)

@@ -121,7 +121,9 @@ ROLLOUT_DEFAULTS: dict[str, dict[str, Any]] = {
     "tethsi": {"rollout_determinizations": 600},
     "bharg": {"rollout_determinizations": 96},
     # Tu Sac: 512 rounds (~465 ms a move) scored 56% against greedy pooled over 160 games,
-    # against ~50% at 128; not yet a decisive edge (see the closing note of issue #6).
+    # against ~50% at 128; not yet a decisive edge (see the closing note of issue #6). More is
+    # not better: 2048 rounds scored 46% [40, 52] over 100 2-player games
+    # (benchmarks/tusac_information.py --iterations 2048), the race then trusting re-deal bias.
     "tusac": {"rollout_determinizations": 512, "candidates": _tusac_candidates,
               "consistent_determinizer": _tusac_consistent_determinizer,
               "model_determinizer": _tusac_model_determinizer},
