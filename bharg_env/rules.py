@@ -65,7 +65,8 @@ from setgames.cards import (
     card_from_name,
 )
 from setgames.game import Game
-from setgames.kernels.bharg import all_bound_trusted, evaluate
+from setgames.kernels.bharg import CARD_CODES, all_bound_code, evaluate, pattern_code
+from setgames.seeding import fast_generator
 from setgames.spec import Feature, ObsSpec
 
 __all__ = [
@@ -152,8 +153,10 @@ class BhargState:
 
     Piles are lists with the top card last. ``known[s]`` holds the cards seat
     ``s`` took from the discard pile and still holds (public). ``seed`` and
-    ``draws`` give every shuffle after the first deal. ``obs_bytes`` is a
-    cache of the observations, derived from the rest (see :meth:`BhargGame.observe`).
+    ``draws`` give every shuffle after the first deal. ``obs_bytes`` (the
+    observation pieces) and ``codes`` (each hand's pattern code) are derived
+    from the rest and kept current by :meth:`BhargGame.apply`: code that edits
+    a state's fields by hand must set both to None (they are then rebuilt).
     """
 
     hands: list[int]  # card bitmask per seat
@@ -175,11 +178,14 @@ class BhargState:
     truncated: bool = False
     round_points: list[int] = field(default_factory=list)  # last finished round, per seat
     events: list[tuple] = field(default_factory=list)  # public record
-    # Derived data: each seat's observation bytes, built by the first observe()
-    # and then patched by apply() (None: rebuild on the next observe). Not part
-    # of ==, clone copies it, JSON leaves it out. Code that edits a state's
-    # fields by hand must set it to None.
-    obs_bytes: list[bytearray] | None = field(default=None, compare=False, repr=False)
+    # Derived data: the observation pieces (see BhargGame._obs_cache), built by
+    # the first observe() and then patched by apply() (None: rebuild on the next
+    # observe). Not part of ==, clone copies it, JSON leaves it out.
+    obs_bytes: list | None = field(default=None, compare=False, repr=False)
+    # Derived data: each seat's pattern code (setgames.kernels.bharg.pattern_code
+    # of its hand) for the win check, built by the first apply() and kept current
+    # by it (None: rebuild). Same rules as obs_bytes.
+    codes: list[int] | None = field(default=None, compare=False, repr=False)
 
 
 def make_layout() -> ActionLayout:
@@ -219,17 +225,65 @@ _BYTE = [bytes((i,)) for i in range(128)]
 # [phase][seat to act relative to the observer] -> the phase and to_act features
 _PHASE_TO_ACT = [[bytes([p == 0, p == 1, r == 0, r == 1, r == 2]) for r in range(3)] for p in range(2)]
 _DRAW, _DISCARD, _OVER = int(Phase.DRAW), int(Phase.DISCARD), int(Phase.OVER)  # plain ints: faster
-# Per byte of a hand: the discard action ids of its cards, ascending.
-_DISCARDS8 = [[[DISCARD0 + 8 * j + k for k in range(8) if b >> k & 1] for b in range(256)] for j in range(6)]
-# Observation offsets, for the entries apply() patches in place.
+# Per 12-bit chunk j of a hand: the discard action ids of its cards, ascending.
+_DISCARDS12 = [[tuple(DISCARD0 + 12 * j + k for k in range(12) if b >> k & 1) for b in range(4096)]
+               for j in range(4)]
+# Observation offsets. observe() joins kept pieces: the hand [0, ACE_TOP), the
+# piles [ACE_TOP, OSIZE) (shared by all seats), the opponents' hand sizes (a
+# table row) and known cards (one piece per seat), then deck size, phase and
+# to_act (a table row), scores, turns left.
 _O = {name: sl.start for name, sl in OBS_SPEC.slices.items()}
-_O_ACE_TOP, _O_ACE_PILE = _O["ace_top"], _O["ace_pile"]
-_O_DTOP, _O_DPILE = _O["discard_top"], _O["discard_pile"]
-_O_OSIZE, _O_OKNOWN, _O_DECK, _O_PHASE = _O["opp_hand_size"], _O["opp_known"], _O["deck_size"], _O["phase"]
-_O_TO_ACT_END, _O_TURNS = _O["to_act"] + 3, _O["turns_left"]
+_O_ACE_TOP, _O_OSIZE, _O_OKNOWN = _O["ace_top"], _O["opp_hand_size"], _O["opp_known"]
+_O_SCORES, _O_TURNS = _O["scores"], _O["turns_left"]
+# Offsets inside the pile piece.
+_P_ATOP, _P_APILE = 0, _O["ace_pile"] - _O_ACE_TOP
+_P_DTOP, _P_DPILE = _O["discard_top"] - _O_ACE_TOP, _O["discard_pile"] - _O_ACE_TOP
 _INT8 = np.dtype(np.int8)  # a dtype object: np.frombuffer skips the type -> dtype lookup
 _frombuffer = np.frombuffer
-_NO_TURN = bytes(_O_TO_ACT_END - _O_PHASE)  # phase and to_act once over
+_join = bytearray().join  # joins into a new bytearray: the array it backs is writable
+# The events of a turn, built once and shared (tuples are immutable): no tuple is
+# allocated per step, and none joins the garbage collector's long-lived objects.
+_EV_DRAW = [("draw", s) for s in range(3)]
+_EV_TAKE = [[("take", s, c) for c in range(NUM_DECKTET)] for s in range(3)]
+_EV_DISCARD = [[("discard", s, c) for c in range(NUM_DECKTET)] for s in range(3)]
+
+
+def _piles_parts(state: BhargState) -> list[bytes]:
+    """The Ace Pile and discard pile features of ``state``, in pieces."""
+    b16, b13 = _BITS16, _BITS13
+    aces = state.aces
+    if aces:
+        under = 0
+        for c in aces[:-1]:
+            under |= 1 << c
+        parts = [_ONEHOT6[aces[-1]], _BITS8[under][:NUM_ACES]]
+    else:
+        parts = [_ZERO12]
+    disc = state.discard
+    if disc:
+        m = state.discard_mask ^ (1 << disc[-1])
+        parts += [_ONEHOT45[disc[-1]], b16[m & 0xFFFF], b16[m >> 16 & 0xFFFF], b13[m >> 32]]
+    else:
+        parts.append(_ZERO90)
+    return parts
+
+
+def _views(hands: list[bytearray], piles: bytearray, known: list, score_turns: list,
+           turn_view: list) -> list[tuple]:
+    """Per observer seat, the pieces :meth:`BhargGame.observe` joins, in one tuple:
+    its hand, the piles, the known cards of its next and next-but-one players (the
+    all-zero piece when there is none), its scores and turns_left features by turns
+    played, and its ``[phase][seat to act]`` rows of ``turn_view``."""
+    n = len(hands)
+    return [(hands[s], piles, known[(s + 1) % n], known[(s + 2) % n if n == 3 else n], score_turns[s],
+             turn_view[s]) for s in range(n)]
+
+
+def _copy_cache(cache: list) -> list:
+    """An independent copy of a state's observation pieces (see :meth:`BhargGame.observe`)."""
+    hands, piles, known, score_turns, turn_view, _ = cache
+    hands, piles, known = [bytearray(b) for b in hands], bytearray(piles), [bytearray(b) for b in known]
+    return [hands, piles, known, score_turns, turn_view, _views(hands, piles, known, score_turns, turn_view)]
 
 
 def _mask(cards: list[int]) -> int:
@@ -258,14 +312,16 @@ class BhargGame(Game[BhargState]):
         self._target = target_score
         # turns played -> the turns_left feature (turn never exceeds max_turns)
         self._turns_left = [_BYTE[min(max_turns - t, 127)] for t in range(max_turns + 1)]
+        # ... and the scores and turns_left features, when scores are not observed (one-round play)
+        self._score_turns = [_ZERO3 + t for t in self._turns_left]
         n = num_players
         self._win_rewards = {w: tuple(1.0 if s == w else -1.0 / (n - 1) for s in range(n)) for w in range(n)}
-        # Seat p -> for each other seat s: (s, offset of p's hand size in s's view,
-        # offset of the cards known to be p's in s's view).
-        self._views_of = [[(s, _O_OSIZE + (p - s) % n - 1, _O_OKNOWN + NUM_DECKTET * ((p - s) % n - 1))
-                           for s in range(n) if s != p] for p in range(n)]
-        # Seat to draw -> each observer's phase and to_act bytes.
-        self._draw_turn = [[_PHASE_TO_ACT[_DRAW][(p - s) % n] for s in range(n)] for p in range(n)]
+        self._next_seat = [(p + 1) % n for p in range(n)]
+        self._max_turns = max_turns
+        # [phase][seat to act][observer][deck size] -> the deck_size, phase and to_act bytes.
+        self._tail = [[[[_BYTE[d] + (_PHASE_TO_ACT[ph][(a - s) % n] if ph != _OVER else _ZERO5)
+                        for d in range(NUM_DECKTET + 1)] for s in range(n)] for a in range(n)]
+                     for ph in (_DRAW, _DISCARD, _OVER)]
 
     # ------------------------------------------------------------- life cycle
     def new_state(self, rng: np.random.Generator) -> BhargState:
@@ -278,7 +334,8 @@ class BhargGame(Game[BhargState]):
         return state
 
     def _rng(self, state: BhargState) -> np.random.Generator:
-        gen = np.random.Generator(np.random.PCG64([state.seed, state.draws]))
+        # np.random.Generator(np.random.PCG64([state.seed, state.draws])), seeded cheaply.
+        gen = fast_generator((state.seed, state.draws))
         state.draws += 1
         return gen
 
@@ -306,7 +363,7 @@ class BhargGame(Game[BhargState]):
                 break
         state.deck = deck
         state.seat, state.phase, state.turn = first, _DRAW, 0
-        state.obs_bytes = None
+        state.obs_bytes = state.codes = None
 
     def current_seat(self, state: BhargState) -> int:
         """Seat to act, -1 once over."""
@@ -318,117 +375,107 @@ class BhargGame(Game[BhargState]):
 
     def legal_actions(self, state: BhargState) -> list[int]:
         """Sorted legal action ids (empty once over)."""
-        if state.phase == _DISCARD:
+        phase = state.phase
+        if phase == _DISCARD:
             h = state.hands[state.seat]
-            t = _DISCARDS8
-            return (t[0][h & 255] + t[1][h >> 8 & 255] + t[2][h >> 16 & 255] + t[3][h >> 24 & 255]
-                    + t[4][h >> 32 & 255] + t[5][h >> 40])
-        if state.phase == _OVER:
+            t = _DISCARDS12
+            return [*t[0][h & 4095], *t[1][h >> 12 & 4095], *t[2][h >> 24 & 4095], *t[3][h >> 36]]
+        if phase == _OVER:
             return []
-        out = []
         if state.deck or len(state.discard) > 1 or len(state.aces) > 1:
-            out.append(DRAW_DECK)
-        if state.discard:
-            out.append(TAKE_DISCARD)
-        return out
+            return [DRAW_DECK, TAKE_DISCARD] if state.discard else [DRAW_DECK]
+        return [TAKE_DISCARD] if state.discard else []
 
     def apply(self, state: BhargState, action: int) -> tuple[float, ...] | None:
         """Play a legal ``action``; returns the rewards on a step that ends a round.
 
-        When the state carries observation bytes (built by the first
-        :meth:`observe`), the entries the action changes are patched here, so
-        observing costs a copy; rare events (reshuffle, round end) drop them.
+        When the state carries observation pieces (built by the first
+        :meth:`observe`), the bytes the action changes are patched here: the
+        acting seat's hand and known cards, and the shared piles (once, not
+        once per seat); everything else (hand sizes, deck size, phase, turns)
+        :meth:`observe` reads from tables. The pattern code of the acting
+        seat's hand moves with its cards, so the win check is one lookup.
         """
         seat = state.seat
-        bufs = state.obs_bytes
+        codes = state.codes
+        if codes is None:
+            codes = state.codes = [pattern_code(h) for h in state.hands]
+        cache = state.obs_bytes
         if state.phase == _DRAW:
             if action == DRAW_DECK:
-                if not state.deck:
+                deck = state.deck
+                if not deck:
                     self._reshuffle(state)
-                    bufs = state.obs_bytes = None
-                card = state.deck.pop()
+                    deck = state.deck
+                    if cache is not None:  # in place: the observers' views hold this bytearray
+                        cache[1][:] = self._piles_bytes(state)
+                card = deck.pop()
                 state.hands[seat] |= 1 << card
-                state.events.append(("draw", seat))
-                if bufs is not None:
-                    bufs[seat][card] = 1
-                    for s, o_size, _ in self._views_of[seat]:
-                        bufs[s][o_size] += 1
-                    left = len(state.deck)
-                    for b in bufs:
-                        b[_O_DECK] = left
-                        b[_O_PHASE] = 0
-                        b[_O_PHASE + 1] = 1
+                state.events.append(_EV_DRAW[seat])
+                if cache is not None:
+                    cache[0][seat][card] = 1
             else:
                 discard = state.discard
                 card = discard.pop()
                 state.discard_mask ^= 1 << card
                 state.hands[seat] |= 1 << card
                 state.known[seat] |= 1 << card
-                state.events.append(("take", seat, card))
-                if bufs is not None:
-                    bufs[seat][card] = 1
-                    for s, o_size, o_known in self._views_of[seat]:
-                        b = bufs[s]
-                        b[o_size] += 1
-                        b[o_known + card] = 1
-                    top = discard[-1] if discard else -1
-                    for b in bufs:
-                        b[_O_DTOP + card] = 0
-                        if top >= 0:
-                            b[_O_DTOP + top] = 1
-                            b[_O_DPILE + top] = 0
-                        b[_O_PHASE] = 0
-                        b[_O_PHASE + 1] = 1
+                state.events.append(_EV_TAKE[seat][card])
+                if cache is not None:
+                    cache[0][seat][card] = 1
+                    cache[2][seat][card] = 1
+                    b = cache[1]
+                    b[_P_DTOP + card] = 0
+                    if discard:
+                        top = discard[-1]
+                        b[_P_DTOP + top] = 1
+                        b[_P_DPILE + top] = 0
+            codes[seat] += CARD_CODES[card]
             state.phase = _DISCARD
             return None
         card = action - DISCARD0
         bit = 1 << card
-        hand = state.hands[seat] ^ bit
-        state.hands[seat] = hand
-        state.known[seat] &= ~bit
+        state.hands[seat] ^= bit
+        known = state.known[seat]
+        if known & bit:
+            state.known[seat] = known ^ bit
+            if cache is not None:
+                cache[2][seat][card] = 0
         aces = state.aces
         if card < NUM_ACES:
-            if bufs is not None:
-                for b in bufs:
-                    if aces:
-                        b[_O_ACE_TOP + aces[-1]] = 0
-                        b[_O_ACE_PILE + aces[-1]] = 1
-                    b[_O_ACE_TOP + card] = 1
+            if cache is not None:
+                b = cache[1]
+                if aces:
+                    b[_P_ATOP + aces[-1]] = 0
+                    b[_P_APILE + aces[-1]] = 1
+                b[_P_ATOP + card] = 1
             aces.append(card)
         else:
             discard = state.discard
-            if bufs is not None:
-                for b in bufs:
-                    if discard:
-                        b[_O_DTOP + discard[-1]] = 0
-                        b[_O_DPILE + discard[-1]] = 1
-                    b[_O_DTOP + card] = 1
+            if cache is not None:
+                b = cache[1]
+                if discard:
+                    b[_P_DTOP + discard[-1]] = 0
+                    b[_P_DPILE + discard[-1]] = 1
+                b[_P_DTOP + card] = 1
             discard.append(card)
             state.discard_mask |= bit
-        if bufs is not None:
-            bufs[seat][card] = 0
-            for s, o_size, o_known in self._views_of[seat]:
-                b = bufs[s]
-                b[o_size] -= 1
-                b[o_known + card] = 0
-        state.events.append(("discard", seat, card))
-        if all_bound_trusted(hand, aces[-1] if aces else -1):
-            state.obs_bytes = None
+        if cache is not None:
+            cache[0][seat][card] = 0
+        state.events.append(_EV_DISCARD[seat][card])
+        code = codes[seat] = codes[seat] - CARD_CODES[card]
+        if all_bound_code(code, aces[-1] if aces else -1):
+            if self._target is not None:
+                state.obs_bytes = None  # the scores feature changes
             return self._end_round(state, seat)
         turn = state.turn = state.turn + 1
-        if turn >= self.config.max_turns:
-            state.obs_bytes = None
+        if turn >= self._max_turns:  # the observation pieces stay right: nothing they hold moved
             state.phase, state.truncated, state.reason = _OVER, True, "turn limit"
             state.round_points = [0] * self.num_players
             state.events.append(("turn_limit", state.round))
             return (0.0,) * self.num_players
-        nxt = state.seat = (seat + 1) % self.num_players
+        state.seat = self._next_seat[seat]
         state.phase = _DRAW
-        if bufs is not None:
-            left = self._turns_left[turn][0]
-            for b, phase_to_act in zip(bufs, self._draw_turn[nxt]):  # noqa: B905 - same length; hot path
-                b[_O_PHASE:_O_TO_ACT_END] = phase_to_act
-                b[_O_TURNS] = left
         return None
 
     def _reshuffle(self, state: BhargState) -> None:
@@ -481,31 +528,55 @@ class BhargGame(Game[BhargState]):
     # ------------------------------------------------------------- observation
     def observe(self, state: BhargState, seat: int) -> np.ndarray:
         """``seat``'s view as a new int8 vector laid out by :data:`OBS_SPEC`."""
-        bufs = state.obs_bytes
-        if bufs is None:
-            bufs = state.obs_bytes = [self.observation_bytes(state, s) for s in range(self.num_players)]
-        return _frombuffer(bufs[seat][:], _INT8)
+        cache = state.obs_bytes
+        if cache is None:
+            cache = self._obs_cache(state)
+        hand, piles, known_next, known_after, score_turns, turn_view = cache[5][seat]
+        sizes, tails = turn_view[state.phase][state.seat]
+        # One join of kept pieces: cheaper than patching a full copy per seat each step.
+        return _frombuffer(_join((hand, piles, sizes, known_next, known_after, tails[len(state.deck)],
+                                  score_turns[state.turn])), _INT8)
+
+    def _obs_cache(self, state: BhargState) -> list:
+        """Build the observation pieces :meth:`apply` keeps current: per seat its hand,
+        the piles (shared), per seat the cards others know it holds (then an
+        all-zero piece), per seat the scores and turns_left features by turns
+        played, by ``[observer][phase][seat to act]`` the opp_hand_size feature
+        and the row of ``_tail``, and each observer's pieces (:func:`_views`)."""
+        full = [self.observation_bytes(state, s) for s in range(self.num_players)]
+        n = self.num_players
+        # Hand sizes only move by the actor's draw (+1, to the discard phase) and
+        # discard (-1, to the next seat's draw or the end of the round; a new
+        # round drops the pieces), so each seat's size outside its own discard
+        # phase fixes them all.
+        actor, phase = state.seat, state.phase
+        base = [h.bit_count() - (s == actor and phase == _DISCARD) for s, h in enumerate(state.hands)]
+        # [observer][phase][seat to act] -> the opp_hand_size bytes and the row of _tail
+        turn_view = [[[(bytes((base[(s + 1) % n] + (ph == _DISCARD and a == (s + 1) % n),
+                                base[(s + 2) % n] + (ph == _DISCARD and a == (s + 2) % n) if n == 3 else 0)),
+                         self._tail[ph][a][s])
+                        for a in range(n)] for ph in (_DRAW, _DISCARD, _OVER)] for s in range(n)]
+        hands = [b[:_O_ACE_TOP] for b in full]
+        piles = full[0][_O_ACE_TOP:_O_OSIZE]
+        # seat p's known cards, as the seat before p sees them (its next player)
+        known = [full[(p - 1) % n][_O_OKNOWN:_O_OKNOWN + NUM_DECKTET] for p in range(n)] + [_ZERO45]
+        # per seat, turns played -> the scores and turns_left features
+        score_turns = [self._score_turns if self._target is None
+                       else [bytes(b[_O_SCORES:_O_TURNS]) + t for t in self._turns_left] for b in full]
+        cache = state.obs_bytes = [hands, piles, known, score_turns, turn_view,
+                                   _views(hands, piles, known, score_turns, turn_view)]
+        return cache
+
+    def _piles_bytes(self, state: BhargState) -> bytearray:
+        """The shared pile bytes (Ace Pile and discard pile features) from scratch."""
+        return bytearray(b"".join(_piles_parts(state)))
 
     def observation_bytes(self, state: BhargState, seat: int) -> bytearray:
         """``seat``'s view built from scratch (what :meth:`observe` keeps current)."""
         # One bytes concatenation of table pieces: the cheapest build measured here.
         b16, b13 = _BITS16, _BITS13
         h = state.hands[seat]
-        parts = [b16[h & 0xFFFF], b16[h >> 16 & 0xFFFF], b13[h >> 32]]
-        aces = state.aces
-        if aces:
-            under = 0
-            for c in aces[:-1]:
-                under |= 1 << c
-            parts += [_ONEHOT6[aces[-1]], _BITS8[under][:NUM_ACES]]
-        else:
-            parts.append(_ZERO12)
-        disc = state.discard
-        if disc:
-            m = state.discard_mask ^ (1 << disc[-1])
-            parts += [_ONEHOT45[disc[-1]], b16[m & 0xFFFF], b16[m >> 16 & 0xFFFF], b13[m >> 32]]
-        else:
-            parts.append(_ZERO90)
+        parts = [b16[h & 0xFFFF], b16[h >> 16 & 0xFFFF], b13[h >> 32], *_piles_parts(state)]
         n = self.num_players
         hands, known = state.hands, state.known
         if n == 2:
@@ -552,7 +623,8 @@ class BhargGame(Game[BhargState]):
             list(state.scores),
             list(state.rewards), state.seed, state.draws, state.winner, state.reason,
             state.truncated, list(state.round_points), list(state.events),
-            None if state.obs_bytes is None else [bytearray(b) for b in state.obs_bytes],
+            None if state.obs_bytes is None else _copy_cache(state.obs_bytes),
+            None if state.codes is None else list(state.codes),
         )
 
     def to_json(self, state: BhargState) -> dict[str, Any]:
@@ -599,7 +671,7 @@ class BhargGame(Game[BhargState]):
                 pool = pool[hidden:]
         twin.deck = pool
         twin.seed = int(rng.integers(_SEED_BOUND))
-        twin.obs_bytes = None  # the hidden hands changed
+        twin.obs_bytes = twin.codes = None  # the hidden hands changed
         return twin
 
     # ------------------------------------------------------------- text

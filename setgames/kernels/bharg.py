@@ -67,12 +67,14 @@ from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS, EXCUSE_ID, NUM_DECK
 
 __all__ = [
     "ANCHOR_MASKS",
+    "CARD_CODES",
     "MAX_HAND",
     "NUM_PATTERNS",
     "PATTERNS",
     "BhargEval",
     "all_bound",
     "all_bound_batch",
+    "all_bound_code",
     "all_bound_trusted",
     "bound_count",
     "bound_count_batch",
@@ -83,6 +85,7 @@ __all__ = [
     "is_set_batch",
     "min_unbound_value",
     "min_unbound_value_batch",
+    "pattern_code",
     "sets_in_hand",
 ]
 
@@ -469,10 +472,52 @@ def all_bound_trusted(hand: int, ace_top: int) -> bool:
     t = _NTAB
     code = (t[0][hand & 255] + t[1][hand >> 8 & 255] + t[2][hand >> 16 & 255]
             + t[3][hand >> 24 & 255] + t[4][hand >> 32 & 255] + t[5][hand >> 40 & 255])
+    # all_bound_code's body, inlined: this runs once per step in rules and bots.
     ncode = code & _NONANCHOR_FIELDS[ace_top + 1]
     if not ncode:
         return True
     reqs = _TABLE.get((ace_top + 1) << 50 | ncode)
+    if reqs is None:
+        return False
+    have = code ^ ncode
+    g = _GUARD
+    he = have & _EVEN | g
+    ho = (have >> 2) & _EVEN | g
+    for r in reqs:  # noqa: SIM110 - a plain loop is cheaper than any() on a generator
+        if (he - (r & _EVEN)) & g == g and (ho - ((r >> 2) & _EVEN)) & g == g:
+            return True
+    return False
+
+
+CARD_CODES: tuple[int, ...] = tuple(_NTAB[c >> 3][1 << (c & 7)] for c in range(NUM_DECKTET))
+"""Per card id, its term of a hand's pattern code (:func:`pattern_code`); 0 for the Excuse."""
+
+
+def pattern_code(hand: int) -> int:
+    """The pattern code of card bitmask ``hand`` (no input checks): the sum of the
+    :data:`CARD_CODES` of its cards. Per-step code can keep it current as cards
+    come and go and ask :func:`all_bound_code` instead of :func:`all_bound_trusted`.
+
+    >>> pattern_code(0b111 << 18) == CARD_CODES[18] + CARD_CODES[19] + CARD_CODES[20]
+    True
+    """
+    t = _NTAB
+    return (t[0][hand & 255] + t[1][hand >> 8 & 255] + t[2][hand >> 16 & 255]
+            + t[3][hand >> 24 & 255] + t[4][hand >> 32 & 255] + t[5][hand >> 40 & 255])
+
+
+def all_bound_code(code: int, ace_top: int) -> bool:
+    """:func:`all_bound_trusted` of the hand whose :func:`pattern_code` is ``code``
+    (cards of one suit pattern are interchangeable, so the code decides).
+
+    >>> all_bound_code(pattern_code(1 << 21), 0), all_bound_code(pattern_code(1 << 21), -1)
+    (True, False)
+    """
+    a = ace_top + 1
+    ncode = code & _NONANCHOR_FIELDS[a]
+    if not ncode:
+        return True
+    reqs = _TABLE.get(a << 50 | ncode)
     if reqs is None:
         return False
     have = code ^ ncode

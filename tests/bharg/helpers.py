@@ -52,11 +52,44 @@ def check_conservation(game: BhargGame, state: BhargState) -> None:
             assert size == game.hand_size + extra, (s, size)
 
 
+def observation_oracle(game: BhargGame, state: BhargState, seat: int) -> list[int]:
+    """``seat``'s observation written feature by feature from the state's fields and the
+    README's table (hand, Ace Pile, discard pile, next / next-but-one player's hand size
+    and known cards, deck size, phase, to_act, capped scores, turns left)."""
+    n, cfg = game.num_players, game.config
+
+    def bits(m: int) -> list[int]:
+        return [m >> c & 1 for c in range(45)]
+
+    def onehot(ids: list[int], size: int) -> list[int]:
+        return [int(i in ids) for i in range(size)]
+
+    others = [(seat + k) % n if k < n else None for k in (1, 2)]
+    over, target = state.phase == 2, cfg.target_score
+    return (bits(state.hands[seat]) + onehot(state.aces[-1:], 6) + onehot(state.aces[:-1], 6)
+            + onehot(state.discard[-1:], 45) + onehot(state.discard[:-1], 45)
+            + [0 if o is None else state.hands[o].bit_count() for o in others]
+            + [b for o in others for b in (bits(0) if o is None else bits(state.known[o]))]
+            + [len(state.deck)]
+            + ([0, 0] if over else [int(state.phase == 0), int(state.phase == 1)])
+            + ([0, 0, 0] if over else [int((state.seat - seat) % n == k) for k in range(3)])
+            + [0 if target is None or k >= n else min(state.scores[(seat + k) % n], target) for k in range(3)]
+            + [min(cfg.max_turns - state.turn, 127)])
+
+
 def check_observation_bytes(game: BhargGame, state: BhargState) -> None:
-    """The observation bytes apply() keeps patched equal the ones built from scratch."""
-    if state.obs_bytes is None:
-        game.observe(state, 0)  # build them, so that the next steps patch them
-        return
-    assert len(state.obs_bytes) == game.num_players
+    """Every seat's observation of ``state`` (whose derived data apply() kept current)
+    equals the oracle's and that of a copy without derived data (through JSON); the
+    next legal action does the same on both (rewards and resulting state)."""
+    plain = game.from_json(game.to_json(state))
     for s in range(game.num_players):
-        assert state.obs_bytes[s] == game.observation_bytes(state, s), f"stale observation of seat {s}"
+        got = game.observe(state, s).tolist()
+        assert got == observation_oracle(game, state, s), f"wrong observation of seat {s}"
+        assert got == game.observe(plain, s).tolist(), f"stale observation of seat {s}"
+    legal = game.legal_actions(state)
+    if legal:
+        twin = game.clone(state)
+        assert game.apply(twin, legal[-1]) == game.apply(plain, legal[-1])
+        assert game.to_json(twin) == game.to_json(plain)
+        for s in range(game.num_players):
+            assert game.observe(twin, s).tolist() == game.observe(plain, s).tolist()

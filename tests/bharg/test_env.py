@@ -23,7 +23,7 @@ from setgames.testing import (
     global_rng_untouched,
     play_env_randomly,
 )
-from tests.bharg.helpers import check_conservation, check_observation_bytes
+from tests.bharg.helpers import check_conservation, check_observation_bytes, make_state
 
 ROOT = Path(__file__).resolve().parents[2]
 # every config combination: players x excuse x pawns x courts x (target, reward)
@@ -92,21 +92,56 @@ def test_observation_bytes_are_derived_data_outside_equality_and_json():
     st = game.new_state(rng_from_seed(4))
     fresh = game.clone(st)
     before = game.observe(st, 1)
-    game.apply(st, game.legal_actions(st)[0])
-    assert st.obs_bytes is not None and fresh.obs_bytes is None
+    game.apply(st, game.legal_actions(st)[0])  # st now carries derived data, fresh none
+    game.apply(fresh, game.legal_actions(fresh)[0])
+    assert fresh == st and game.to_json(fresh) == game.to_json(st)
     twin = game.clone(st)
-    assert twin == st and twin.obs_bytes is not st.obs_bytes
-    game.apply(twin, game.legal_actions(twin)[-1])  # the clone's bytes move on alone
-    assert st.obs_bytes[1] == game.observation_bytes(st, 1)
+    assert twin == st
+    seen = [game.observe(st, s).tolist() for s in range(3)]
+    for _ in range(2):  # the clone moves on alone (a discard, then a draw)
+        game.apply(twin, game.legal_actions(twin)[-1])
+    assert [game.observe(st, s).tolist() for s in range(3)] == seen
+    check_observation_bytes(game, st)
+    check_observation_bytes(game, twin)
     loaded = game.from_json(game.to_json(st))
-    assert loaded == st and loaded.obs_bytes is None and "obs_bytes" not in game.to_json(st)
+    assert loaded == st and set(game.to_json(st)) == {
+        "hands", "known", "deck", "discard", "aces", "seat", "phase", "turn", "round", "scores",
+        "rewards", "seed", "draws", "winner", "reason", "truncated", "round_points", "events"}
     assert np.array_equal(game.observe(loaded, 1), game.observe(st, 1))
     det = game.determinize(st, 0, np.random.default_rng(0))
-    assert det.obs_bytes is None
     assert np.array_equal(game.observe(det, 0), game.observe(st, 0))
+    check_observation_bytes(game, det)
     view = game.observe(st, 1)
     view[0] = 1 - view[0]  # the returned array is the caller's own
     assert game.observe(st, 1)[0] != view[0] and before.shape == view.shape
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_observations_follow_hand_made_states_whose_hand_sizes_differ(n):
+    # apply() keeps the opponents' hand sizes in a table built from the hands
+    # at the first observe; a state laid out by hand (odd hand sizes, the actor
+    # mid-turn) must still be seen as the hands really are, at every step.
+    game = BhargGame(num_players=n)
+    rng = np.random.default_rng(n)
+    for start_phase in (0, 1):
+        ids = rng.permutation(36).tolist()
+        sizes = [3, 5, 4][:n]
+        sizes[0] += start_phase  # seat 0 to discard holds one card more
+        hands, pos = [], 0
+        for k in sizes:
+            hands.append(ids[pos:pos + k])
+            pos += k
+        st = make_state(game, hands, deck=ids[pos:pos + 12], discard=ids[pos + 12:pos + 15], aces=[],
+                        phase=start_phase)
+        for _ in range(30):
+            check_observation_bytes(game, st)
+            for s in range(n):
+                size_view = game.observe(st, s)[OBS_SPEC.slices["opp_hand_size"]].tolist()
+                assert size_view[: n - 1] == [st.hands[(s + j) % n].bit_count() for j in (1, 2)][: n - 1]
+            legal = game.legal_actions(st)
+            if not legal:
+                break
+            game.apply(st, legal[int(rng.integers(len(legal)))])
 
 
 def test_random_play_reaches_reshuffles_wins_and_truncations():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from setgames.game import rng_from_seed
-from setgames.seeding import IntSeedSequence, fast_generator, seed_words
+from setgames.seeding import IntSeedSequence, entropy_int, fast_generator, seed_words
 
 EDGE_SEEDS = [0, 1, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**64 - 1, 2**64, 2**128 + 5, 2**200 + 3]
 
@@ -41,6 +41,60 @@ def test_int_seed_sequence_uint64_output_is_numpy_word_pairs():
     for s in EDGE_SEEDS:
         ref = np.random.SeedSequence(s).generate_state(3, np.uint64)
         assert IntSeedSequence(s).generate_state(3, np.uint64).tolist() == ref.tolist()
+
+
+def _int_sequences() -> list[list[int]]:
+    """Sequences of ints of every shape numpy reads: a 64-bit seed and a small counter
+    (Bharg's ``[seed, draws]``), zeros anywhere, items of 1 to 3 words, 0 to 6 items."""
+    r = random.Random(8)
+    out = [[], [0], [0, 0], [0] * 5, [1, 0, 0, 0, 0], [2**32, 0], [2**64 - 1, 2**32 - 1], [2**64, 3],
+           [2**96 + 1, 2**64, 0], [1, 2, 3, 4, 5, 0], [0, 0, 0, 0, 7], [2**32 - 1, 2**32]]
+    for i in range(1500):
+        if i % 2:  # the rules' shape: a seed below 2**63, the shuffles drawn so far
+            draws = r.randrange(60) if i % 3 else r.getrandbits(40)
+            out.append([r.getrandbits(63) >> r.randrange(64), draws])
+        else:
+            out.append([r.getrandbits(r.choice((1, 31, 32, 33, 64, 65, 96))) * r.randrange(2)
+                        for _ in range(r.randrange(7))])
+    return out
+
+
+def test_fast_generator_of_int_sequences_equals_numpy_pcg64():
+    for seq in _int_sequences():
+        ref = np.random.PCG64(seq).state
+        assert fast_generator(seq).bit_generator.state == ref, seq
+        assert fast_generator(tuple(seq)).bit_generator.state == ref, seq
+
+
+def test_seed_words_of_int_sequences_equal_numpy_seed_sequence_output():
+    for seq in _int_sequences()[:400]:
+        assert seed_words(seq, 8) == np.random.SeedSequence(seq).generate_state(8).tolist(), seq
+
+
+def test_entropy_int_gives_numpy_the_same_entropy_pool():
+    # Where it packs, numpy's SeedSequence of the packed int has the sequence's own pool.
+    packed_some = 0
+    for seq in _int_sequences():
+        packed = entropy_int(seq)
+        if packed is not None:
+            packed_some += 1
+            assert (np.random.SeedSequence(packed).pool == np.random.SeedSequence(seq).pool).all(), seq
+    assert packed_some > 1000
+
+
+def test_entropy_int_declines_what_numpy_must_read():
+    # trailing zero words past the 4-word pool change the pool; other types are numpy's to read
+    assert entropy_int([1, 2, 3, 4, 0]) is None and entropy_int([2**96, 0, 0]) is None
+    assert entropy_int([1, 2, 3, 0]) == 1 | 2 << 32 | 3 << 64
+    for seed in (np.int64(3), [np.int64(3)], [1, -1], [1.0], "7", np.array([1, 2], dtype=np.uint32), True):
+        assert entropy_int(seed) is None, seed
+
+
+def test_fast_generator_hands_other_seed_shapes_to_numpy():
+    for seed in (np.int64(3), [np.uint32(5), 2**40], np.array([1, 2], dtype=np.uint32), [1, 2, 3, 4, 0]):
+        assert fast_generator(seed).bit_generator.state == np.random.PCG64(seed).state
+    with pytest.raises(ValueError):
+        fast_generator([3, -1])
 
 
 def test_rng_from_seed_is_the_fast_generator():

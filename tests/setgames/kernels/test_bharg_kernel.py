@@ -128,6 +128,7 @@ def test_scalar_equals_oracle(case):
     assert (got.bound, got.all_bound, got.unbound_value) == oracle(cards, ace)
     assert K.all_bound(mask(cards), ace) == got.all_bound
     assert K.all_bound_trusted(mask(cards), -1 if ace is None else ace) == got.all_bound
+    assert K.all_bound_code(K.pattern_code(mask(cards)), -1 if ace is None else ace) == got.all_bound
     assert K.bound_count(mask(cards), ace) == got.bound
     assert K.min_unbound_value(mask(cards), ace) == got.unbound_value
 
@@ -222,6 +223,38 @@ def test_vectorised_batch_across_chunks_equals_scalar_and_oracle():
     for i in range(0, n, n // 60):  # the slow oracle on a sample, including the second chunk
         cards = [c for c in range(45) if int(hands[i]) >> c & 1]
         assert got[i] == oracle(cards, None if aces[i] < 0 else int(aces[i])), (cards, aces[i])
+
+
+def test_all_bound_code_of_kept_codes_equals_oracle_on_winning_hands():
+    # The rules keep a hand's pattern code current by adding and subtracting
+    # CARD_CODES as cards come and go; the win check on that code must agree
+    # with the oracle, on hands built to win as well as on random ones.
+    rng = np.random.default_rng(17)
+    wins = 0
+    cases = _winning_hands(rng, 150)
+    for _ in range(150):
+        ace = None if rng.random() < 0.3 else int(rng.integers(6))
+        picked = rng.choice(45, int(rng.integers(0, 10)), replace=False).tolist()
+        cards = sorted(c for c in picked if c != ace)
+        cases.append((cards, ace))
+    for cards, ace in cases:
+        code = 0
+        for c in rng.permutation(cards).tolist():
+            code += K.CARD_CODES[c]
+        assert code == K.pattern_code(mask(cards))
+        expected = oracle(cards, ace)[1]
+        assert K.all_bound_code(code, -1 if ace is None else ace) == expected, (cards, ace)
+        wins += expected
+    assert wins > 20
+
+
+def test_card_codes_count_each_suit_pattern_in_two_bits():
+    # Cards sharing a suit mask share a code term; the Excuse (no suit) adds nothing.
+    patterns = sorted({DECKTET_SUIT_MASKS[c] for c in range(45) if DECKTET_SUIT_MASKS[c]})
+    for c in range(45):
+        m = DECKTET_SUIT_MASKS[c]
+        assert K.CARD_CODES[c] == (1 << 2 * patterns.index(m) if m else 0), c
+    assert K.CARD_CODES[EXCUSE_ID] == 0
 
 
 def test_batch_on_structured_hands_equals_oracle():
