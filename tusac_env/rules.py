@@ -37,7 +37,6 @@ from tusac_env.state import (
     EXPOSED_NONE,
     PHASE_DISCARD,
     PHASE_OVER,
-    Exposure,
     TuSacConfig,
     TuSacState,
 )
@@ -145,7 +144,8 @@ class TuSacGame(Game[TuSacState]):
         """Winner, reason, hand value, winning card, every payment and the net result."""
         n = state.num_players
         net = [0] * n
-        for payer, payee, amt, _ in state.payments:
+        payments = state.payments
+        for payer, payee, amt, _ in payments:
             net[payer] -= amt
             net[payee] += amt
         return {
@@ -154,14 +154,14 @@ class TuSacGame(Game[TuSacState]):
             "value": state.value,
             "amount": state.amount,
             "winning_card": TUSAC_NAMES[state.win_card] if state.win_card >= 0 else None,
-            "winning_card_how": _HOW_NAMES[Exposure(state.win_how)],
+            "winning_card_how": _HOW_NAMES[state.win_how],  # (IntEnum keys: an int finds them)
             "winning_card_from": state.win_from if state.win_from >= 0 else None,
             "penalized": state.penalized if state.penalized >= 0 else None,
             "payments": [
-                {"payer": p, "payee": q, "amount": a, "reason": r} for p, q, a, r in state.payments
+                {"payer": p, "payee": q, "amount": a, "reason": r} for p, q, a, r in payments
             ],
             "net_payments": net,
-            "scores": list(self.returns(state)),
+            "scores": list(state.returns) if state.phase == PHASE_OVER else [0.0] * n,
         }
 
     # ------------------------------------------------------------- state tools

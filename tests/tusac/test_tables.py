@@ -316,6 +316,27 @@ def test_play_continues_identically_from_clone_and_json(n):
         assert all(c == state for c in copies)
 
 
+def test_state_pickles_and_deep_copies_with_its_caches():
+    """The state is a slotted dataclass (no instance dict): pickle and deepcopy still carry
+    every field and cache, and play continues identically from the copies."""
+    import copy
+    import pickle
+
+    game = TuSacGame(num_players=4)
+    rng = random.Random(9)
+    for seed in range(3):
+        for i, (state, action) in enumerate(_play(game, seed, rng)):
+            if i % 7:
+                continue
+            for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+                assert twin == state
+                for name in (*CACHE_FIELDS, "_legal", "_worst"):
+                    assert getattr(twin, name) == getattr(state, name), name
+                a, b = game.clone(state), twin
+                assert game.apply(a, action) == game.apply(b, action)
+                assert game.to_json(a) == game.to_json(b) and a._obs == b._obs
+
+
 # ---------------------------------------------------------------- deal and observation
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_deal_is_the_permuted_deck_dealt_in_turn(n):
