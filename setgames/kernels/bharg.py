@@ -469,24 +469,7 @@ def all_bound_trusted(hand: int, ace_top: int) -> bool:
     >>> all_bound_trusted(1 << 21, 0)
     True
     """
-    t = _NTAB
-    code = (t[0][hand & 255] + t[1][hand >> 8 & 255] + t[2][hand >> 16 & 255]
-            + t[3][hand >> 24 & 255] + t[4][hand >> 32 & 255] + t[5][hand >> 40 & 255])
-    # all_bound_code's body, inlined: this runs once per step in rules and bots.
-    ncode = code & _NONANCHOR_FIELDS[ace_top + 1]
-    if not ncode:
-        return True
-    reqs = _TABLE.get((ace_top + 1) << 50 | ncode)
-    if reqs is None:
-        return False
-    have = code ^ ncode
-    g = _GUARD
-    he = have & _EVEN | g
-    ho = (have >> 2) & _EVEN | g
-    for r in reqs:  # noqa: SIM110 - a plain loop is cheaper than any() on a generator
-        if (he - (r & _EVEN)) & g == g and (ho - ((r >> 2) & _EVEN)) & g == g:
-            return True
-    return False
+    return all_bound_code(pattern_code(hand), ace_top)
 
 
 CARD_CODES: tuple[int, ...] = tuple(_NTAB[c >> 3][1 << (c & 7)] for c in range(NUM_DECKTET))

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from setgames.bots.greedy_tusac import GreedyTuSacBot
 from setgames.bots.tusac_handmodel import (
     FEATURE_NAMES,
     WEIGHTS,
@@ -22,25 +21,13 @@ from setgames.bots.tusac_handmodel import (
     uniform_weights,
 )
 from setgames.game import rng_from_seed
+from tests.setgames.bots.tusac_play import greedy_positions
 from tusac_env.rules import TuSacGame
-
-
-def _greedy_positions(n: int, seeds: range, every: int = 5):
-    game = TuSacGame(num_players=n)
-    for seed in seeds:
-        state = game.new_state(rng_from_seed(seed))
-        bot = GreedyTuSacBot(seed)
-        k = 0
-        while not game.is_over(state):
-            if k % every == every - 1:
-                yield game, game.clone(state)
-            game.apply(state, bot.act(game, state, game.current_seat(state)))
-            k += 1
 
 
 def test_features_read_only_what_the_seat_may_see():
     # Two states that differ only in the others' hidden cards give the same rows and odds.
-    for game, state in list(_greedy_positions(3, range(2)))[:10]:
+    for game, state in list(greedy_positions(3, range(2), every=5))[:10]:
         seat = state.current
         twin = game.determinize(state, seat, np.random.default_rng(1))
         for other in range(3):
@@ -117,7 +104,7 @@ def _common(a, b):
 
 
 def test_model_determinize_keeps_the_seats_view_and_every_card():
-    for game, state in list(_greedy_positions(4, range(2)))[:12]:
+    for game, state in list(greedy_positions(4, range(2), every=5))[:12]:
         seat = state.current
         det = model_determinize(game, state, seat, np.random.default_rng(2))
         assert np.array_equal(game.observe(det, seat), game.observe(state, seat))
@@ -130,7 +117,7 @@ def test_model_determinize_keeps_the_seats_view_and_every_card():
 
 def test_model_redeals_hold_more_of_the_true_cards_than_uniform_redeals():
     right = {"model": 0, "uniform": 0}
-    for game, state in list(_greedy_positions(2, range(6)))[:40]:
+    for game, state in list(greedy_positions(2, range(6), every=5))[:40]:
         seat = state.current
         other = 1 - seat
         rng = np.random.default_rng(7)
@@ -162,7 +149,7 @@ def test_ismcts_model_option_uses_the_hand_model(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tusac_handmodel, "model_determinizer", counting)
-    game, state = next(p for p in _greedy_positions(2, range(3), every=3)
+    game, state = next(p for p in greedy_positions(2, range(3), every=3)
                        if len(p[0].legal_actions(p[1])) > 1)
     bot = make_bot("ismcts", "tusac", 0, iterations=20, determinize="model")
     assert bot.act(game, state, state.current) in game.legal_actions(state)

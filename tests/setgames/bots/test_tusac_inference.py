@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from setgames.bots.greedy_tusac import GreedyTuSacBot
 from setgames.bots.tusac_inference import consistent_determinize, hand_history, violations
 from setgames.game import rng_from_seed
+from tests.setgames.bots.tusac_play import greedy_positions
 from tusac_env.rules import TuSacGame
 
 RR, RC, RN, RP = 3, 4, 5, 6  # red rook, cannon, knight, pawn (type = color * 7 + piece)
@@ -22,23 +22,10 @@ def _block(*types: int) -> list[int]:
     return out
 
 
-def _greedy_states(n: int, seeds: range, every: int = 4):
-    game = TuSacGame(num_players=n)
-    for seed in seeds:
-        state = game.new_state(rng_from_seed(seed))
-        bot = GreedyTuSacBot(seed)
-        k = 0
-        while not game.is_over(state):
-            if k % every == every - 1:
-                yield game, game.clone(state)
-            game.apply(state, bot.act(game, state, game.current_seat(state)))
-            k += 1
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_true_hands_of_players_who_meld_when_they_can_contradict_nothing(n):
     checked = 0
-    for _game, state in _greedy_states(n, range(8)):
+    for _game, state in greedy_positions(n, range(8)):
         for seat in range(n):
             assert violations(state.events, seat, state.private[seat], n, stop_at=99) == 0
             checked += 1
@@ -95,7 +82,7 @@ def _contradicted(state, det, seat):
 
 def test_consistent_determinize_improves_on_its_first_redeal_and_keeps_the_seats_view():
     fewer = 0
-    positions = list(_greedy_states(4, range(4), every=6))[:16]
+    positions = list(greedy_positions(4, range(4), every=6))[:16]
     for game, state in positions:
         seat = state.current
         first = game.determinize(state, seat, np.random.default_rng(5))
@@ -133,7 +120,7 @@ def test_ismcts_option_samples_consistent_redeals(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tusac_inference, "consistent_determinize", counting)
-    game, state = next(s for s in _greedy_states(4, range(5), every=3) if len(s[0].legal_actions(s[1])) > 1)
+    game, state = next(s for s in greedy_positions(4, range(5), every=3) if len(s[0].legal_actions(s[1])) > 1)
     action = make_bot("ismcts", "tusac", 0, iterations=20, determinize="consistent").act(
         game, state, state.current)
     assert action in game.legal_actions(state) and len(calls) >= ismcts.RACE_MIN_ROUNDS // 2
