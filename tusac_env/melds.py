@@ -493,9 +493,8 @@ def remove_cards(state: TuSacState, seat: int, used: tuple[int, ...], place_sum:
 def meld_cards(state: TuSacState, seat: int, info: MeldInfo, trash: int) -> None:
     """``seat`` melds the active card with private cards as ``info`` says (at least one
     card used, no Khap broken), leaving ``trash``: :func:`remove_cards` and
-    :func:`put_public` in one (the per-step meld and the pair claim; :func:`masks_changed`
-    inlined)."""
-    kind, used, place_sum, cards, tally, k, ki = info  # (one unpack beats 7 field reads)
+    :func:`put_public` in one (the per-step meld and the pair claim)."""
+    kind, used, place_sum, cards, tally, k, _ = info  # (one unpack beats 6 field reads)
     counts = state.private[seat]
     ob = state._obs
     lay = state._lay
@@ -503,45 +502,13 @@ def meld_cards(state: TuSacState, seat: int, info: MeldInfo, trash: int) -> None
     for u in used:
         c = counts[u] = counts[u] - 1
         ob[base + u] = c
-    codes = state._codes[seat]
-    code = codes[k] = codes[k] - place_sum
+    state._codes[seat][k] -= place_sum
     state._trash[seat] = trash
     size = state._sizes[seat] = state._sizes[seat] - len(used)
     for i in lay.size_pos[seat]:
         ob[i] = size
-    # masks_changed(state, seat, k), inlined
-    bits = NOT_COMP_BITS[k]
-    ctrash = state._ctrash[seat]
-    ctrash[k] = COMP_TRASH[k][code]
-    state._disc[seat] = (state._disc[seat] & bits) | COMP_DISCARD[k][code]
-    high = state._high[seat] = (state._high[seat] & bits) | COMP_HIGH[k][code]
-    if trash == 0:
-        win = win_mask(codes, 0)
-    elif trash <= MAX_MELD_USED and trash in ctrash:  # all trash in one component
-        j = ctrash.index(trash)
-        win = COMP_ZERO[j][codes[j]]
-    else:
-        win = 0
-    state._win[seat] = win
-    hot = state._hot
-    hot[seat] = high | win
-    union = 0
-    for m in hot:
-        union |= m
-    state._hot_any = union
-    # put_public, inlined
-    state.public[seat].append([kind, list(cards)])
-    kc = state._kind_counts[seat]
-    v = kc[ki] = kc[ki] + 1
-    for i in lay.kind_pos[seat]:
-        ob[i + ki] = v
-    pc, ex = state._pub_counts[seat], state._exposed
-    rows = lay.pub_pos[seat]
-    for t, n in tally:
-        v = pc[t] = pc[t] + n
-        ex[t] += n
-        for i in rows:
-            ob[i + t] = v
+    masks_changed(state, seat, k)
+    put_public(state, seat, kind, cards, tally)
     state.events.append(("meld", seat, kind, list(cards)))
 
 
