@@ -2,7 +2,8 @@
 
 The per-component tables of ``tusac_env.melds`` are checked exhaustively against
 a brute-force oracle written here from the rule text (RULINGS.md section 4: the
-valid sets; a Khap is three of a type, never broken, never trash). Whole-block
+valid sets; a Khap is three of a type, never broken, never trash), shared with the
+kernel's tests (``tests/setgames/kernels/tusac_oracle.py``). Whole-block
 answers (the winning meld, the worst discards, the waiting hand) are checked
 against the kernel (``setgames.kernels.tusac``, itself tested against its own
 oracle), the way the rules layer computed them before the tables. The caches
@@ -14,8 +15,6 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache
-from itertools import combinations
 
 import numpy as np
 import pytest
@@ -23,70 +22,15 @@ import pytest
 from setgames.cards import NUM_TUSAC_TYPES
 from setgames.game import rng_from_seed
 from setgames.kernels import tusac as kern
+from tests.setgames.kernels.tusac_oracle import SET_VALUE, _minus, _vec, oracle_trash, oracle_value
 from tusac_env import claims, flow, melds
 from tusac_env.rules import TuSacGame
 from tusac_env.state import FIRST_DEAL, HAND_SIZE, PUBLIC_KINDS
 
 N = NUM_TUSAC_TYPES
-PAWNS = tuple(7 * c + 6 for c in range(4))
-KIND_VALUE = {"king": 1, "pair": 0, "triple": 1, "quad": 1, "kgm": 1, "rcn": 1, "pawns3": 1, "pawns4": 2}
 
 
-# ---------------------------------------------------------------- the oracle (rule text only)
-def _vec(types) -> tuple[int, ...]:
-    v = [0] * N
-    for t in types:
-        v[t] += 1
-    return tuple(v)
-
-
-def _sets() -> list[tuple[str, tuple[int, ...]]]:
-    out = []
-    for c in range(4):
-        out += [("king", _vec([7 * c])), ("kgm", _vec([7 * c, 7 * c + 1, 7 * c + 2])),
-                ("rcn", _vec([7 * c + 3, 7 * c + 4, 7 * c + 5]))]
-    for t in range(N):
-        out += [("pair", _vec([t] * 2)), ("triple", _vec([t] * 3)), ("quad", _vec([t] * 4))]
-    out += [("pawns3", _vec(trio)) for trio in combinations(PAWNS, 3)]
-    out.append(("pawns4", _vec(PAWNS)))
-    return out
-
-
-SETS = _sets()
-
-
-def _minus(v, s):
-    return tuple(a - b for a, b in zip(v, s, strict=True))
-
-
-@cache
-def oracle_trash(v: tuple[int, ...]) -> int:
-    """Fewest cards to remove so the rest are valid sets (no Khaps in ``v``)."""
-    if not any(v):
-        return 0
-    i = next(j for j in range(N) if v[j])
-    best = 1 + oracle_trash(_minus(v, _vec([i])))
-    for _, s in SETS:
-        if s[i] and all(a >= b for a, b in zip(v, s, strict=True)):
-            best = min(best, oracle_trash(_minus(v, s)))
-    return best
-
-
-@cache
-def oracle_value(v: tuple[int, ...]) -> int | None:
-    """Best value of an exact cover of ``v`` by valid sets, None when there is none."""
-    if not any(v):
-        return 0
-    i = next(j for j in range(N) if v[j])
-    best = None
-    for kind, s in SETS:
-        if s[i] and all(a >= b for a, b in zip(v, s, strict=True)):
-            rest = oracle_value(_minus(v, s))
-            if rest is not None and (best is None or KIND_VALUE[kind] + rest > best):
-                best = KIND_VALUE[kind] + rest
-    return best
-
-
+# ---------------------------------------------------------------- per-component tables
 def _block(k: int, code: int) -> list[int]:
     """The private counts (0..3) of component ``k``'s code, written out digit by digit."""
     comp = melds.COMPONENTS[k]
@@ -197,8 +141,8 @@ def _win_reference(counts, khaps, trash, a):
         if rest is None:
             continue
         v = kern.max_value(rest, khaps)
-        if v is not None and (best is None or KIND_VALUE[kind] + v > best[0]):
-            best = (KIND_VALUE[kind] + v, kind, used)
+        if v is not None and (best is None or SET_VALUE[kind] + v > best[0]):
+            best = (SET_VALUE[kind] + v, kind, used)
     return best
 
 
