@@ -28,21 +28,16 @@ from setgames.kernels import tusac as kern
 from tusac_env.claims import claim
 from tusac_env.layout import DISCARD0, HIT, PASS
 from tusac_env.melds import (
-    COMP_DISCARD,
     COMP_OF,
     COMP_TRASH,
-    COMP_ZERO,
     LEGAL_MELDS,
-    MAX_MELD_USED,
     MELD_BY_INDEX,
-    NOT_COMP_BITS,
-    PLACE,
     empty_caches,
     init_seat,
     meld_cards,
     put_public,
+    take_discard,
     unseen_counts,
-    win_mask,
 )
 from tusac_env.observation import build_obs
 from tusac_env.scoring import finish_draw, finish_win
@@ -282,44 +277,7 @@ def make_apply(config: TuSacConfig) -> Callable[[TuSacState, int], tuple[float, 
             if worst is None:
                 worst = worst_cards(state)
             state.discard_worst = t in worst
-            # melds.take_discard, inlined: a legal discard lowers trash by one (in the card's
-            # component alone) and is no Khap card
-            counts = state.private[cur]
-            c = counts[t] = counts[t] - 1
-            k = COMP_OF[t]
-            codes = state._codes
-            mine = codes[cur]
-            code = mine[k] = mine[k] - PLACE[t]
-            trash = state._trash[cur] = state._trash[cur] - 1
-            sizes = state._sizes
-            size = sizes[cur] = sizes[cur] - 1
-            ob = state._obs
-            lay = state._lay
-            ob[cur * lay.size + t] = c
-            for i in lay.size_pos[cur]:
-                ob[i] = size
-            # melds.masks_changed for a discard: the card's count is now 0 or 1, so it leaves
-            # the Khui/pair mask
-            ctrash = state._ctrash[cur]
-            ctrash[k] -= 1
-            state._disc[cur] = (state._disc[cur] & NOT_COMP_BITS[k]) | COMP_DISCARD[k][code]
-            high = state._high[cur] = state._high[cur] & ~(1 << t)
-            if trash > MAX_MELD_USED:
-                win = 0
-            elif trash == 0:
-                win = win_mask(mine, 0)
-            elif trash in ctrash:  # all trash in one component
-                j = ctrash.index(trash)
-                win = COMP_ZERO[j][mine[j]]
-            else:
-                win = 0
-            state._win[cur] = win
-            hot = state._hot
-            hot[cur] = high | win
-            union = 0
-            for m in hot:
-                union |= m
-            state._hot_any = union
+            take_discard(state, cur, t)
             state.events.append(("discard", cur, t))
             state._worst = None
             state.active, state.active_from, state.active_how = t, cur, EXPOSED_BY_DISCARD
@@ -328,7 +286,7 @@ def make_apply(config: TuSacConfig) -> Callable[[TuSacState, int], tuple[float, 
             state.phase = PHASE_RESPOND
             if state._hot_any >> t & 1 and claim(state, config, cur):
                 return _after_claim(state)
-            state._legal = _RESPOND_LEGAL[t][codes[nxt][k]][:]
+            state._legal = _RESPOND_LEGAL[t][state._codes[nxt][COMP_OF[t]]][:]
             return None
         if action == HIT:
             draw = state.draw

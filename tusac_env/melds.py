@@ -367,7 +367,12 @@ def masks_changed(state: TuSacState, seat: int, k: int) -> None:
     ctrash[k] = COMP_TRASH[k][code]
     state._disc[seat] = (state._disc[seat] & bits) | COMP_DISCARD[k][code]
     high = state._high[seat] = (state._high[seat] & bits) | COMP_HIGH[k][code]
-    trash = state._trash[seat]
+    _win_and_hot(state, seat, codes, ctrash, state._trash[seat], high)
+
+
+def _win_and_hot(state: TuSacState, seat: int, codes: list[int], ctrash: list[int], trash: int,
+                 high: int) -> None:
+    """``seat``'s win mask from its codes and trash, its hot mask and the union of all."""
     if trash == 0:
         win = win_mask(codes, 0)
     elif trash <= MAX_MELD_USED and trash in ctrash:  # all trash in one component
@@ -450,23 +455,30 @@ def refresh_seat(state: TuSacState, seat: int, trash: int | None = None) -> None
 
 
 def take_discard(state: TuSacState, seat: int, ttype: int) -> None:
-    """Take one legal discard out of ``seat``'s private block.
+    """Take one legal discard out of ``seat``'s private block (the per-step discard).
 
-    A legal discard lowers trash by exactly one and is never a Khap card, so the
-    Khaps stay and only one code changes.
+    A legal discard lowers trash by exactly one, in the card's own component,
+    and is never a Khap card; the card's count is then 0 or 1, so it leaves the
+    Khui/pair mask. So the Khaps stay, one code changes, and the masks are
+    updated without the component tables :func:`masks_changed` reads.
     """
     counts = state.private[seat]
     c = counts[ttype] = counts[ttype] - 1
     k = COMP_OF[ttype]
-    state._codes[seat][k] -= PLACE[ttype]
-    state._trash[seat] -= 1
+    codes = state._codes[seat]
+    code = codes[k] = codes[k] - PLACE[ttype]
+    trash = state._trash[seat] = state._trash[seat] - 1
     size = state._sizes[seat] = state._sizes[seat] - 1
     ob = state._obs
     lay = state._lay
     ob[seat * lay.size + ttype] = c
     for i in lay.size_pos[seat]:
         ob[i] = size
-    masks_changed(state, seat, k)
+    ctrash = state._ctrash[seat]
+    ctrash[k] -= 1
+    state._disc[seat] = (state._disc[seat] & NOT_COMP_BITS[k]) | COMP_DISCARD[k][code]
+    high = state._high[seat] = state._high[seat] & ~(1 << ttype)
+    _win_and_hot(state, seat, codes, ctrash, trash, high)
 
 
 def remove_cards(state: TuSacState, seat: int, used: tuple[int, ...], place_sum: int, trash: int) -> None:

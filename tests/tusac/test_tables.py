@@ -30,7 +30,7 @@ from tusac_env.state import FIRST_DEAL, HAND_SIZE, PUBLIC_KINDS
 N = NUM_TUSAC_TYPES
 
 
-# ---------------------------------------------------------------- per-component tables
+# ---------------------------------------------------------------- helpers
 def _block(k: int, code: int) -> list[int]:
     """The private counts (0..3) of component ``k``'s code, written out digit by digit."""
     comp = melds.COMPONENTS[k]
