@@ -42,22 +42,14 @@ from typing import Any
 import numpy as np
 
 from setgames.cards import NUM_TUSAC_TYPES
-from tusac_env.melds import rebuild_caches, unseen_counts
+from tusac_env.melds import PARTNERS, rebuild_caches, unseen_counts
 
 __all__ = ["FEATURE_NAMES", "WEIGHTS", "features", "fit", "log_loss", "model_determinize",
            "model_determinizer", "training_rows", "type_odds", "uniform_weights"]
 
 
-def _family(t: int) -> tuple[int, ...]:
-    """The other card types that make a set with type ``t`` (RULINGS.md section 4)."""
-    color, piece = divmod(t, 7)
-    if piece == 6:  # pawns of different colors
-        return tuple(c * 7 + 6 for c in range(4) if c != color)
-    first = 0 if piece < 3 else 3  # king-guard-minister, rook-cannon-knight
-    return tuple(color * 7 + first + i for i in range(3) if first + i != piece)
-
-
-_FAMILY = tuple(_family(t) for t in range(NUM_TUSAC_TYPES))
+# The other card types that make a set with each type (RULINGS.md section 4): its meld partners.
+_FAMILY = tuple(tuple(x for x in PARTNERS[t] if x != t) for t in range(NUM_TUSAC_TYPES))
 
 FEATURE_NAMES = (
     "uniform log-odds",  # log-odds of holding >= 1 copy under a uniform deal of the unseen cards
