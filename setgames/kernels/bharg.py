@@ -146,13 +146,6 @@ def _build_byte_tables() -> tuple[list[list[int]], list[list[int]]]:
 _NTAB, _VTAB = _build_byte_tables()
 
 
-def _ncode(m: int) -> int:
-    """Pattern code of card mask ``m``: 2 bits a pattern, the count of its cards."""
-    t = _NTAB
-    return (t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24 & 255]
-            + t[4][m >> 32 & 255] + t[5][m >> 40 & 255])
-
-
 def _value(m: int) -> int:
     t = _VTAB
     return (t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24 & 255]
