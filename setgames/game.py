@@ -46,6 +46,8 @@ class Game(abc.ABC, Generic[S]):
     name: ClassVar[str]
     env_name: ClassVar[str]
     version: ClassVar[int] = 0
+    # Module of the game's compiled engine (see setgames.engine), None for none.
+    engine_module: ClassVar[str | None] = None
 
     config: Any
     num_players: int
