@@ -186,8 +186,8 @@ def _engine_agrees(game: Game, state: Any, eng: Any, where: str) -> list[int]:
     got_json, want_json = eng.to_json(), game.to_json(state)
     if got_json != want_json:
         keys = [k for k in want_json if got_json.get(k) != want_json[k]]
-        raise AssertionError(f"{where}: to_json differs in {keys}: engine "
-                             f"{[got_json.get(k) for k in keys][:3]} rules {[want_json[k] for k in keys][:3]}")
+        got_v, want_v = [got_json.get(k) for k in keys][:3], [want_json[k] for k in keys][:3]
+        raise AssertionError(f"{where}: to_json differs in {keys}: engine {got_v} rules {want_v}")
     if not legal:
         assert eng.is_truncated() == game.is_truncated(state), f"{where}: is_truncated"
         assert eng.outcome() == game.outcome(state), f"{where}: outcome"

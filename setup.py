@@ -1,0 +1,18 @@
+"""Build the compiled engines (``<game>_env/_engine.pyx``, see :mod:`setgames.engine`).
+
+Everything else about the package is in ``pyproject.toml``. The extensions are
+optional: without a C compiler the install still succeeds and the envs step
+the pure-Python rules layer (slower, same games).
+"""
+
+from glob import glob
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+extensions = [
+    Extension(path[:-4].replace("/", "."), [path], optional=True)
+    for path in sorted(glob("*_env/_engine.pyx"))
+]
+
+setup(ext_modules=cythonize(extensions, language_level=3, quiet=True))
