@@ -1,0 +1,569 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Bharg's compiled engine: the per-step hot path of :mod:`bharg_env.rules` in C.
+
+The protocol and the reasons are in :mod:`setgames.engine`. The rules layer
+stays the reference; this module holds a game's state in C arrays and bitmasks
+and plays the steps a game repeats (draw, take, discard, the win check, the
+turn limit) in typed code, and builds masks and observations from that state.
+
+Where each piece comes from (nothing about the game is derived here):
+
+- the win check is :func:`setgames.kernels.bharg.all_bound_code` on the C copy
+  of that kernel's own tables: the per-card pattern codes (``CARD_CODES``),
+  the non-anchor field masks, the two cuckoo hash tables of its all-bound
+  table and the anchor requirements per row (the arrays its batch path uses);
+- action ids and observation offsets are read from :mod:`bharg_env.rules`;
+- the rare paths run the rules layer's Python: the end of a round (scoring
+  with :func:`~setgames.kernels.bharg.evaluate`, rewards, the next deal in
+  match play) goes through ``BhargGame._end_round`` on a state built from the
+  engine's, and a reshuffle draws its order from
+  ``fast_generator((seed, draws))`` exactly as ``BhargGame._reshuffle`` does.
+"""
+
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport malloc
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+from bharg_env import rules as _rules
+from setgames.cards import NUM_DECKTET as _NUM_DECKTET
+from setgames.kernels import bharg as _kernel
+from setgames.seeding import fast_generator
+
+__all__ = ["Engine"]
+
+# ----------------------------------------------------------------- constants
+cdef enum:
+    NCARDS = 45      # card ids 0..44 (checked against setgames.cards at import)
+    MAXPILE = 48     # room for every card in one pile
+    OBS_ROOM = 320   # observation scratch: the size plus room for 8-byte spills
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+    int __builtin_ctzll(unsigned long long) nogil
+
+assert _NUM_DECKTET == NCARDS
+cdef int DRAW_DECK = _rules.DRAW_DECK
+cdef int DISCARD0 = _rules.DISCARD0
+cdef int NUM_ACES = _rules.NUM_ACES
+cdef int PH_DRAW = int(_rules.Phase.DRAW)
+cdef int PH_DISCARD = int(_rules.Phase.DISCARD)
+cdef int PH_OVER = int(_rules.Phase.OVER)
+cdef int NUM_ACTIONS = _rules.make_layout().n
+assert _rules.TAKE_DISCARD == DRAW_DECK + 1 and NUM_ACTIONS == DISCARD0 + NCARDS
+
+# Observation offsets, from the rules layer's ObsSpec.
+_SL = _rules.OBS_SPEC.slices
+cdef int O_HAND = _SL["hand"].start
+cdef int O_ACE_TOP = _SL["ace_top"].start
+cdef int O_ACE_PILE = _SL["ace_pile"].start
+cdef int O_DTOP = _SL["discard_top"].start
+cdef int O_DPILE = _SL["discard_pile"].start
+cdef int O_OSIZE = _SL["opp_hand_size"].start
+cdef int O_OKNOWN = _SL["opp_known"].start
+cdef int O_DECK = _SL["deck_size"].start
+cdef int O_PHASE = _SL["phase"].start
+cdef int O_TO_ACT = _SL["to_act"].start
+cdef int O_SCORES = _SL["scores"].start
+cdef int O_TURNS = _SL["turns_left"].start
+cdef int OBS_SIZE = _rules.OBS_SPEC.size
+assert OBS_SIZE + 8 <= OBS_ROOM
+# The builder writes the bit fields in this order, each spilling up to 3 bytes
+# into the next one (rewritten after): the layout must keep that order.
+assert (O_HAND < O_ACE_TOP < O_ACE_PILE < O_DTOP < O_DPILE < O_OSIZE < O_OKNOWN < O_DECK
+        < O_PHASE < O_TO_ACT < O_SCORES < O_TURNS)
+
+# The win check: setgames.kernels.bharg's tables, copied to C.
+cdef uint64_t CARD_CODE[NCARDS]
+cdef uint64_t NONANCHOR[7]
+cdef uint64_t EVEN = _kernel._EVEN
+cdef uint64_t GUARD = _kernel._GUARD
+cdef uint64_t HMULT0 = _kernel._HASH_MULTS[0]
+cdef uint64_t HMULT1 = _kernel._HASH_MULTS[1]
+cdef int HSHIFT = 64 - _kernel._HASH_BITS
+cdef int HSIZE = 1 << _kernel._HASH_BITS
+cdef uint64_t *CK_KEY0
+cdef uint64_t *CK_KEY1
+cdef int *CK_ROW0
+cdef int *CK_ROW1
+cdef uint64_t *REQ_E   # [row * REQ_W + k]: requirement k of a row, even pattern fields
+cdef uint64_t *REQ_O   # ... odd pattern fields (shifted down by 2)
+cdef int REQ_W
+# bits of a byte -> those 8 bits as 0/1 bytes (little-endian: byte i = bit i)
+cdef uint64_t EXPAND[256]
+
+
+cdef void _init_tables() except *:
+    global CK_KEY0, CK_KEY1, CK_ROW0, CK_ROW1, REQ_E, REQ_O, REQ_W
+    cdef int i, k, rows
+    for i in range(NCARDS):
+        CARD_CODE[i] = _kernel.CARD_CODES[i]
+    for i in range(7):
+        NONANCHOR[i] = _kernel._NONANCHOR_FIELDS[i]
+    keys = _kernel._CK_KEY.tolist()
+    slots = _kernel._CK_ROW.tolist()
+    assert len(keys) == 2 and len(keys[0]) == HSIZE
+    CK_KEY0 = <uint64_t *> malloc(HSIZE * sizeof(uint64_t))
+    CK_KEY1 = <uint64_t *> malloc(HSIZE * sizeof(uint64_t))
+    CK_ROW0 = <int *> malloc(HSIZE * sizeof(int))
+    CK_ROW1 = <int *> malloc(HSIZE * sizeof(int))
+    for i in range(HSIZE):
+        CK_KEY0[i] = keys[0][i]
+        CK_KEY1[i] = keys[1][i]
+        CK_ROW0[i] = slots[0][i]
+        CK_ROW1[i] = slots[1][i]
+    req = _kernel._REQ_SPLIT  # (2, width, rows)
+    REQ_W = req.shape[1]
+    rows = req.shape[2]
+    even = req[0].T.tolist()
+    odd = req[1].T.tolist()
+    REQ_E = <uint64_t *> malloc(rows * REQ_W * sizeof(uint64_t))
+    REQ_O = <uint64_t *> malloc(rows * REQ_W * sizeof(uint64_t))
+    for i in range(rows):
+        for k in range(REQ_W):
+            REQ_E[i * REQ_W + k] = even[i][k]
+            REQ_O[i * REQ_W + k] = odd[i][k]
+    for i in range(256):
+        EXPAND[i] = 0
+        for k in range(8):
+            if i >> k & 1:
+                EXPAND[i] |= (<uint64_t> 1) << (8 * k)
+
+
+_init_tables()
+
+
+cdef inline bint all_bound_code(uint64_t code, int ace_top) noexcept nogil:
+    """:func:`setgames.kernels.bharg.all_bound_code`, on the C copy of its tables."""
+    cdef int a = ace_top + 1
+    cdef uint64_t ncode = code & NONANCHOR[a]
+    if ncode == 0:
+        return True
+    cdef uint64_t key = (<uint64_t> a) << 50 | ncode
+    cdef uint64_t s = (key * HMULT0) >> HSHIFT
+    cdef int row
+    if CK_KEY0[s] == key:
+        row = CK_ROW0[s]
+    else:
+        s = (key * HMULT1) >> HSHIFT
+        if CK_KEY1[s] != key:
+            return False
+        row = CK_ROW1[s]
+    cdef uint64_t have = code ^ ncode
+    cdef uint64_t he = (have & EVEN) | GUARD
+    cdef uint64_t ho = ((have >> 2) & EVEN) | GUARD
+    cdef int k
+    cdef int base = row * REQ_W
+    for k in range(REQ_W):
+        if ((he - REQ_E[base + k]) & GUARD) == GUARD and ((ho - REQ_O[base + k]) & GUARD) == GUARD:
+            return True
+    return False
+
+
+cdef inline void put_bits(char *out, uint64_t m, int nbytes) noexcept nogil:
+    """Write the low ``8 * nbytes`` bits of ``m`` as 0/1 bytes (8 at a time)."""
+    cdef int j
+    cdef uint64_t w
+    for j in range(nbytes):
+        w = EXPAND[(m >> (8 * j)) & 255]
+        memcpy(out + 8 * j, &w, 8)
+
+
+cdef inline int popcount(uint64_t m) noexcept nogil:
+    return __builtin_popcountll(m)
+
+
+# The public events of a step, shared tuples as in the rules layer (equal either way).
+_EV_DRAW = [("draw", s) for s in range(3)]
+_EV_TAKE = [("take", s, c) for s in range(3) for c in range(NCARDS)]
+_EV_DISCARD = [("discard", s, c) for s in range(3) for c in range(NCARDS)]
+_INT8 = np.dtype(np.int8)
+_frombuffer = np.frombuffer
+
+
+# ----------------------------------------------------------------- fresh int8 arrays
+# An observation is a new int8 array each call. np.frombuffer over a new
+# bytearray (the portable way) costs about 4x what numpy's own C constructor
+# does, and the build has no numpy headers (setup.py compiles the engines with
+# Python's alone), so the constructor is taken from numpy's C-API table (the
+# ``_ARRAY_API`` capsule every compiled numpy extension imports; the slots of
+# ``PyArray_Type`` and ``PyArray_New`` are fixed by numpy's ABI) and the data
+# pointer read from the array's public object layout (``PyArrayObject_fields``:
+# the object header, then ``char *data``). Both are checked at import against
+# numpy's Python view of the array; on any doubt observe() uses np.frombuffer.
+ctypedef Py_ssize_t npy_intp
+ctypedef object (*PyArrayNewFn)(void *, int, npy_intp *, int, npy_intp *, void *, int, int, void *)
+
+cdef extern from *:
+    """
+    typedef struct { PyObject_HEAD char *data; } _bharg_np_head;
+    #define BHARG_NP_DATA(o) (((_bharg_np_head *)(o))->data)
+    """
+    char *BHARG_NP_DATA(object o)
+
+cdef enum:
+    NPY_INT8_NUM = 1  # NPY_BYTE, numpy's type number of int8
+cdef PyArrayNewFn ARRAY_NEW = NULL
+cdef void *ARRAY_TYPE = NULL
+
+
+cdef object _new_int8(char *src, int size):
+    """A new writable int8 array of ``size`` bytes copied from ``src``."""
+    cdef npy_intp dims[1]
+    if ARRAY_NEW is NULL:
+        return _frombuffer(PyByteArray_FromStringAndSize(src, size), _INT8)
+    dims[0] = size
+    arr = ARRAY_NEW(ARRAY_TYPE, 1, dims, NPY_INT8_NUM, NULL, NULL, 0, 0, NULL)
+    memcpy(BHARG_NP_DATA(arr), src, size)
+    return arr
+
+
+cdef void _find_array_new():
+    global ARRAY_NEW, ARRAY_TYPE
+    cdef void **api
+    cdef char probe[3]
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+        try:
+            mod = __import__(name, fromlist=["_ARRAY_API"])
+            api = <void **> PyCapsule_GetPointer(mod._ARRAY_API, NULL)
+            break
+        except Exception:
+            api = NULL
+    if api is NULL:
+        return
+    ARRAY_NEW, ARRAY_TYPE = <PyArrayNewFn> api[93], api[2]
+    probe[0], probe[1], probe[2] = 5, -7, 127
+    try:
+        arr = _new_int8(probe, 3)
+        ok = (type(arr) is np.ndarray and arr.dtype == _INT8 and arr.shape == (3,) and arr.flags.writeable
+              and arr.flags.c_contiguous and arr.__array_interface__["data"][0] == <size_t> BHARG_NP_DATA(arr)
+              and arr.tolist() == [5, -7, 127])
+    except Exception:
+        ok = False
+    if not ok:
+        ARRAY_NEW, ARRAY_TYPE = NULL, NULL
+
+
+_find_array_new()
+
+
+cdef class Engine:
+    """Bharg under one :class:`~bharg_env.rules.BhargGame`'s config, stepped in C.
+
+    ``load`` copies a rules-layer state in; ``apply``, ``mask``, ``observe``,
+    ``legal_actions`` and ``current_seat`` then run on the C state;
+    ``to_json`` and ``outcome`` give the rules layer's dicts back.
+    """
+
+    # config
+    cdef object game
+    cdef int n, max_turns, target  # target -1: one-round play
+    cdef tuple zero_rewards
+    # state (the rules layer's BhargState fields)
+    cdef uint64_t hands[3]
+    cdef uint64_t known[3]
+    cdef uint64_t codes[3]      # pattern code of each hand (kernel.pattern_code)
+    cdef int deck[MAXPILE]      # top last
+    cdef int deck_len
+    cdef int discard[MAXPILE]   # top last
+    cdef int disc_len
+    cdef uint64_t disc_mask     # cards in the discard pile
+    cdef int aces[MAXPILE]      # Ace Pile, top last
+    cdef int aces_len
+    cdef uint64_t ace_under     # Aces under the top of the Ace Pile
+    cdef int seat, phase, turn, round, winner
+    cdef bint truncated
+    cdef long long scores[3]
+    cdef double rewards[3]
+    cdef object seed
+    cdef long long draws
+    cdef str reason
+    cdef list round_points
+    cdef list events
+    cdef list ev_draw, ev_take, ev_discard
+
+    def __init__(self, game):
+        """An engine for ``game`` (a :class:`~bharg_env.rules.BhargGame`); no state until ``load``."""
+        self.game = game
+        self.n = game.num_players
+        self.max_turns = game.config.max_turns
+        t = game.config.target_score
+        self.target = -1 if t is None else t
+        self.zero_rewards = (0.0,) * self.n
+        self.ev_draw, self.ev_take, self.ev_discard = _EV_DRAW, _EV_TAKE, _EV_DISCARD
+        self.phase = PH_OVER
+        self.events = []
+        self.round_points = []
+        self.reason = ""
+        self.seed = 0
+
+    # ------------------------------------------------------------- state in / out
+    def load(self, state):
+        """Copy the rules-layer ``state`` in (it is neither kept nor changed)."""
+        self._load(state, list(state.events))
+
+    cdef _load(self, state, list events):
+        cdef int s, i, c
+        cdef uint64_t h, code
+        n = self.n
+        for s in range(n):
+            h = state.hands[s]
+            self.hands[s] = h
+            self.known[s] = state.known[s]
+            code = 0
+            while h:
+                c = __builtin_ctzll(h)
+                code += CARD_CODE[c]
+                h &= h - 1
+            self.codes[s] = code
+            self.scores[s] = state.scores[s]
+            self.rewards[s] = state.rewards[s]
+        self.deck_len = len(state.deck)
+        for i in range(self.deck_len):
+            self.deck[i] = state.deck[i]
+        self.disc_len = len(state.discard)
+        self.disc_mask = 0
+        for i in range(self.disc_len):
+            c = state.discard[i]
+            self.discard[i] = c
+            self.disc_mask |= (<uint64_t> 1) << c
+        self.aces_len = len(state.aces)
+        self.ace_under = 0
+        for i in range(self.aces_len):
+            c = state.aces[i]
+            self.aces[i] = c
+            if i < self.aces_len - 1:
+                self.ace_under |= (<uint64_t> 1) << c
+        self.seat = state.seat
+        self.phase = int(state.phase)
+        self.turn = state.turn
+        self.round = state.round
+        self.seed = state.seed
+        self.draws = state.draws
+        self.winner = state.winner
+        self.reason = state.reason
+        self.truncated = state.truncated
+        self.round_points = list(state.round_points)
+        self.events = events
+
+    cdef object _state(self):
+        """A rules-layer state of the engine's (sharing its events list)."""
+        n = self.n
+        discard = [self.discard[i] for i in range(self.disc_len)]
+        return _rules.BhargState(
+            [self.hands[s] for s in range(n)], [self.known[s] for s in range(n)],
+            [self.deck[i] for i in range(self.deck_len)], discard,
+            [self.aces[i] for i in range(self.aces_len)], self.disc_mask, self.seat, self.phase,
+            self.turn, self.round, [self.scores[s] for s in range(n)], [self.rewards[s] for s in range(n)],
+            self.seed, self.draws, self.winner, self.reason, self.truncated, list(self.round_points),
+            self.events)
+
+    def to_json(self):
+        """``game.to_json`` of the engine's state."""
+        n = self.n
+        return {
+            "hands": [self.hands[s] for s in range(n)], "known": [self.known[s] for s in range(n)],
+            "deck": [self.deck[i] for i in range(self.deck_len)],
+            "discard": [self.discard[i] for i in range(self.disc_len)],
+            "aces": [self.aces[i] for i in range(self.aces_len)], "seat": self.seat,
+            "phase": self.phase, "turn": self.turn, "round": self.round,
+            "scores": [self.scores[s] for s in range(n)], "rewards": [self.rewards[s] for s in range(n)],
+            "seed": self.seed, "draws": self.draws, "winner": self.winner, "reason": self.reason,
+            "truncated": bool(self.truncated), "round_points": list(self.round_points),
+            "events": [list(e) for e in self.events],
+        }
+
+    def outcome(self):
+        """``game.outcome`` of the engine's state."""
+        n = self.n
+        return {
+            "winner": self.winner,
+            "reason": self.reason,
+            "truncated": bool(self.truncated),
+            "round": self.round,
+            "scores": [self.scores[s] for s in range(n)],
+            "round_points": list(self.round_points),
+            "returns": [self.rewards[s] for s in range(n)],
+        }
+
+    def is_truncated(self):
+        """True when the turn limit ended the game."""
+        return bool(self.truncated)
+
+    # ------------------------------------------------------------- queries
+    def current_seat(self):
+        """Seat to act, -1 once over."""
+        return -1 if self.phase == PH_OVER else self.seat
+
+    cdef inline bint _can_draw(self) noexcept:
+        return self.deck_len > 0 or self.disc_len > 1 or self.aces_len > 1
+
+    def legal_actions(self):
+        """Sorted legal action ids (empty once over)."""
+        cdef uint64_t h
+        cdef list out = []
+        if self.phase == PH_DISCARD:
+            h = self.hands[self.seat]
+            while h:
+                out.append(DISCARD0 + __builtin_ctzll(h))
+                h &= h - 1
+        elif self.phase == PH_DRAW:
+            if self._can_draw():
+                out.append(DRAW_DECK)
+            if self.disc_len:
+                out.append(DRAW_DECK + 1)
+        return out
+
+    def mask(self):
+        """A new bytearray of ``num_actions`` bytes, 1 at the legal actions."""
+        cdef bytearray out = PyByteArray_FromStringAndSize(NULL, NUM_ACTIONS)
+        cdef char *b = PyByteArray_AS_STRING(out)
+        cdef uint64_t h
+        memset(b, 0, NUM_ACTIONS)
+        if self.phase == PH_DISCARD:
+            h = self.hands[self.seat]
+            while h:
+                b[DISCARD0 + __builtin_ctzll(h)] = 1
+                h &= h - 1
+        elif self.phase == PH_DRAW:
+            if self._can_draw():
+                b[DRAW_DECK] = 1
+            if self.disc_len:
+                b[DRAW_DECK + 1] = 1
+        return out
+
+    def observe(self, int seat):
+        """``seat``'s observation: a new writable int8 array equal to ``game.observe``."""
+        cdef char buf[OBS_ROOM]
+        cdef int n = self.n
+        cdef int o1 = seat + 1 if seat + 1 < n else seat + 1 - n
+        cdef int o2 = seat + 2 if seat + 2 < n else seat + 2 - n
+        cdef int top, j, r, x
+        cdef uint64_t under
+        # Bit fields in layout order: each 8-byte write may spill into the next field.
+        put_bits(buf + O_HAND, self.hands[seat], 6)
+        put_bits(buf + O_ACE_TOP, 0, 2)
+        if self.aces_len:
+            buf[O_ACE_TOP + self.aces[self.aces_len - 1]] = 1
+            put_bits(buf + O_ACE_PILE, self.ace_under, 1)
+        put_bits(buf + O_DTOP, 0, 6)
+        under = self.disc_mask
+        if self.disc_len:
+            top = self.discard[self.disc_len - 1]
+            buf[O_DTOP + top] = 1
+            under ^= (<uint64_t> 1) << top
+        put_bits(buf + O_DPILE, under, 6)
+        put_bits(buf + O_OKNOWN, self.known[o1], 6)
+        if n == 3:
+            put_bits(buf + O_OKNOWN + NCARDS, self.known[o2], 6)
+        else:
+            put_bits(buf + O_OKNOWN + NCARDS, 0, 6)
+        buf[O_OSIZE] = popcount(self.hands[o1])
+        buf[O_OSIZE + 1] = popcount(self.hands[o2]) if n == 3 else 0
+        memset(buf + O_DECK, 0, OBS_SIZE - O_DECK)
+        buf[O_DECK] = self.deck_len
+        if self.phase != PH_OVER:
+            buf[O_PHASE + self.phase] = 1
+            r = self.seat - seat
+            if r < 0:
+                r += n
+            buf[O_TO_ACT + r] = 1
+        if self.target >= 0:
+            for j in range(n):
+                x = self.scores[(seat + j) % n]
+                buf[O_SCORES + j] = x if x < self.target else self.target
+        x = self.max_turns - self.turn
+        buf[O_TURNS] = x if x < 127 else 127
+        return _new_int8(buf, OBS_SIZE)
+
+    # ------------------------------------------------------------- play
+    def apply(self, int action):
+        """Play a legal ``action``; returns the per-seat rewards on a step that ends
+        a round (or the game), else None, as ``game.apply``."""
+        cdef int seat = self.seat
+        cdef int card
+        cdef uint64_t bit
+        if self.phase == PH_DRAW:
+            if action == DRAW_DECK:
+                if self.deck_len == 0:
+                    self._reshuffle()
+                self.deck_len -= 1
+                card = self.deck[self.deck_len]
+                self.events.append(self.ev_draw[seat])
+            else:
+                self.disc_len -= 1
+                card = self.discard[self.disc_len]
+                bit = (<uint64_t> 1) << card
+                self.disc_mask ^= bit
+                self.known[seat] |= bit
+                self.events.append(self.ev_take[seat * NCARDS + card])
+            self.hands[seat] |= (<uint64_t> 1) << card
+            self.codes[seat] += CARD_CODE[card]
+            self.phase = PH_DISCARD
+            return None
+        card = action - DISCARD0
+        bit = (<uint64_t> 1) << card
+        self.hands[seat] ^= bit
+        self.known[seat] &= ~bit
+        if card < NUM_ACES:
+            if self.aces_len:
+                self.ace_under |= (<uint64_t> 1) << self.aces[self.aces_len - 1]
+            self.aces[self.aces_len] = card
+            self.aces_len += 1
+        else:
+            self.discard[self.disc_len] = card
+            self.disc_len += 1
+            self.disc_mask |= bit
+        self.events.append(self.ev_discard[seat * NCARDS + card])
+        self.codes[seat] -= CARD_CODE[card]
+        if all_bound_code(self.codes[seat], self.aces[self.aces_len - 1] if self.aces_len else -1):
+            return self._end_round(seat)
+        self.turn += 1
+        if self.turn >= self.max_turns:
+            self.phase = PH_OVER
+            self.truncated = True
+            self.reason = "turn limit"
+            self.round_points = [0] * self.n
+            self.events.append(("turn_limit", self.round))
+            return self.zero_rewards
+        self.seat = seat + 1 if seat + 1 < self.n else 0
+        self.phase = PH_DRAW
+        return None
+
+    cdef _end_round(self, int winner):
+        """The rules layer's ``_end_round`` (scoring, rewards, the next deal) on a
+        state built from the engine's; then that state is loaded back."""
+        state = self._state()
+        rewards = self.game._end_round(state, winner)
+        self._load(state, self.events)
+        return rewards
+
+    cdef _reshuffle(self):
+        """``BhargGame._reshuffle``: all but the tops of the discard pile and the Ace
+        Pile, ascending, in the order ``fast_generator((seed, draws))`` permutes them."""
+        cdef uint64_t m = self.ace_under
+        cdef int i, k
+        if self.disc_len:
+            m |= self.disc_mask ^ ((<uint64_t> 1) << self.discard[self.disc_len - 1])
+        cards = []
+        while m:
+            cards.append(__builtin_ctzll(m))
+            m &= m - 1
+        k = len(cards)
+        order = fast_generator((self.seed, self.draws)).permutation(k).tolist()
+        self.draws += 1
+        for i in range(k):
+            self.deck[i] = cards[order[i]]
+        self.deck_len = k
+        if self.disc_len:
+            self.discard[0] = self.discard[self.disc_len - 1]
+            self.disc_len = 1
+            self.disc_mask = (<uint64_t> 1) << self.discard[0]
+        if self.aces_len:
+            self.aces[0] = self.aces[self.aces_len - 1]
+            self.aces_len = 1
+        self.ace_under = 0
+        self.events.append(("reshuffle", k))
