@@ -19,8 +19,9 @@ import pytest
 from bharg_env.rules import DISCARD0, DRAW_DECK, TAKE_DISCARD, BhargGame
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
+from setgames.kernels.bharg import sets_in_hand
 from setgames.testing import check_engine_matches_rules
-from tests.bharg.helpers import cards, make_state
+from tests.bharg.helpers import cards, make_state, mask
 
 Engine = engine_class(BhargGame())
 if Engine is None:  # pragma: no cover - depends on the build
@@ -246,3 +247,36 @@ def test_load_at_every_phase_of_a_match():
             if not legal:
                 break
             game.apply(state, legal[int(pick.random() * len(legal))])
+
+
+def test_win_check_matches_rules_on_hands_built_from_sets():
+    # The engine's win check is the kernel's table lookup in C: try it on many
+    # discard-phase hands of 8 cards made of one or two bharg sets plus random
+    # cards, under every Ace Pile top (and none), each card discarded in turn.
+    game = BhargGame(excuse=True, pawns=True, courts=True)
+    every_set = sets_in_hand(mask(range(44)))
+    rng = random.Random(5)
+    wins = checks = 0
+    for _ in range(150):
+        hand = 0
+        while hand.bit_count() < 8:
+            extra = rng.choice(every_set) if rng.random() < 0.6 else 1 << rng.randrange(6, 45)
+            if (hand | extra).bit_count() <= 8:
+                hand |= extra
+        free = [c for c in game.deck_cards if not hand >> c & 1]
+        aces = [c for c in free if c < 6]
+        top = [rng.choice(aces)] if aces and rng.random() < 0.8 else []
+        rest = [c for c in free if c not in top]
+        rng.shuffle(rest)
+        opp, disc, deck = rest[:7], rest[7:8], rest[8:]
+        base = make_state(game, [[c for c in range(45) if hand >> c & 1], opp], deck, disc, top, phase=1)
+        for c in range(45):
+            if hand >> c & 1:
+                state = game.clone(base)
+                eng = _loaded(game, base)
+                want = game.apply(state, DISCARD0 + c)
+                assert eng.apply(DISCARD0 + c) == want
+                assert eng.to_json() == game.to_json(state)
+                wins += want is not None
+                checks += 1
+    assert checks == 1200 and 40 <= wins <= checks - 40  # both answers, many times
