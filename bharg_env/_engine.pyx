@@ -21,6 +21,7 @@ Where each piece comes from (nothing about the game is derived here):
 """
 
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
+from cpython.list cimport PyList_GET_ITEM
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc
@@ -199,15 +200,47 @@ ctypedef object (*PyArrayNewFn)(void *, int, npy_intp *, int, npy_intp *, void *
 
 cdef extern from *:
     """
-    typedef struct { PyObject_HEAD char *data; } _bharg_np_head;
-    #define BHARG_NP_DATA(o) (((_bharg_np_head *)(o))->data)
+    /* numpy's PyArrayObject_fields, up to the fields read here (ndarraytypes.h). */
+    typedef struct {
+        PyObject_HEAD
+        char *data;
+        int nd;
+        Py_ssize_t *dimensions;
+        Py_ssize_t *strides;
+        PyObject *base;
+        PyObject *descr;
+        int flags;
+        PyObject *weakreflist;
+    } _bharg_np_fields;
+    #define BHARG_NP_DATA(o) (((_bharg_np_fields *)(o))->data)
+    #define BHARG_NP_FLAGS(o) (((_bharg_np_fields *)(o))->flags)
+    #define BHARG_NP_DESCR(o) (((_bharg_np_fields *)(o))->descr)
+    /* True when nobody but the pool holds array o and it is still the 1-D
+       array of `size` int8 it was made as (nothing reshaped, retyped, froze,
+       viewed or weak-referenced it): handing it out again is then
+       indistinguishable from handing out a new one. */
+    static inline int bharg_np_reusable(PyObject *o, void *type, PyObject *descr, int flags, Py_ssize_t size) {
+        _bharg_np_fields *f = (_bharg_np_fields *)o;
+        return Py_TYPE(o) == (PyTypeObject *)type && Py_REFCNT(o) == 1 && f->nd == 1 && f->dimensions[0] == size && f->strides[0] == 1
+            && f->base == NULL && f->descr == descr && f->flags == flags && f->weakreflist == NULL;
+    }
     """
     char *BHARG_NP_DATA(object o)
+    int BHARG_NP_FLAGS(object o)
+    void *BHARG_NP_DESCR(object o)
+    bint bharg_np_reusable(void *o, void *type, void *descr, int flags, Py_ssize_t size)
 
 cdef enum:
     NPY_INT8_NUM = 1  # NPY_BYTE, numpy's type number of int8
 cdef PyArrayNewFn ARRAY_NEW = NULL
 cdef void *ARRAY_TYPE = NULL
+# Recycling observation arrays (see Engine._obs_array): the int8 descr and the
+# flags of a new array, and whether the layout checks at import passed.
+cdef enum:
+    POOL = 4
+cdef void *INT8_DESCR = NULL
+cdef int NEW_FLAGS = 0
+cdef bint RECYCLE = False
 
 
 cdef object _new_int8(char *src, int size):
@@ -245,9 +278,52 @@ cdef void _find_array_new():
         ok = False
     if not ok:
         ARRAY_NEW, ARRAY_TYPE = NULL, NULL
+        return
+    arr = None
+    _check_recycling()
+
+
+cdef bint _pooled_reusable(list box, int i, int size):
+    """bharg_np_reusable of ``box[i]``, held by ``box`` alone when reusable."""
+    return bharg_np_reusable(<void *> PyList_GET_ITEM(box, i), ARRAY_TYPE, INT8_DESCR, NEW_FLAGS, size)
+
+
+cdef void _check_recycling():
+    """Allow recycling when the array fields bharg_np_reusable reads behave as numpy's
+    Python view of an array says: a probe array held by a list alone passes, and
+    fails while a view, a weak reference or another reference holds it, or while
+    frozen or reshaped."""
+    global INT8_DESCR, NEW_FLAGS, RECYCLE
+    import weakref
+    cdef char probe[3]
+    memset(probe, 0, 3)
+    box = [_new_int8(probe, 3)]
+    descr = box[0].dtype
+    if descr is not _INT8 or BHARG_NP_DESCR(box[0]) != <void *> descr:
+        return
+    INT8_DESCR, NEW_FLAGS = <void *> descr, box[0].flags.num
+    ok = _pooled_reusable(box, 0, 3) and not _pooled_reusable(box, 0, 4)
+    v = box[0][1:]
+    ok = ok and not _pooled_reusable(box, 0, 3)
+    v = weakref.ref(box[0])
+    ok = ok and not _pooled_reusable(box, 0, 3)
+    v = box[0]
+    ok = ok and not _pooled_reusable(box, 0, 3)
+    v = None
+    ok = ok and _pooled_reusable(box, 0, 3)
+    box[0].flags.writeable = False
+    ok = ok and not _pooled_reusable(box, 0, 3)
+    box[0].flags.writeable = True
+    box[0].shape = (3, 1)
+    ok = ok and not _pooled_reusable(box, 0, 3)
+    box[0].shape = (3,)
+    RECYCLE = ok and _pooled_reusable(box, 0, 3)
 
 
 _find_array_new()
+# What observe() runs on (tests look): numpy's C constructor, and recycling.
+FAST_ARRAYS = ARRAY_NEW is not NULL
+RECYCLING = RECYCLE
 
 
 cdef class Engine:
@@ -284,6 +360,8 @@ cdef class Engine:
     cdef list round_points
     cdef list events
     cdef list ev_draw, ev_take, ev_discard
+    cdef list pool              # observation arrays handed out, to recycle (_obs_array)
+    cdef int pool_next
 
     def __init__(self, game):
         """An engine for ``game`` (a :class:`~bharg_env.rules.BhargGame`); no state until ``load``."""
@@ -294,6 +372,8 @@ cdef class Engine:
         self.target = -1 if t is None else t
         self.zero_rewards = (0.0,) * self.n
         self.ev_draw, self.ev_take, self.ev_discard = _EV_DRAW, _EV_TAKE, _EV_DISCARD
+        self.pool = [None] * POOL
+        self.pool_next = 0
         self.phase = PH_OVER
         self.events = []
         self.round_points = []
@@ -477,7 +557,25 @@ cdef class Engine:
                 buf[O_SCORES + j] = x if x < self.target else self.target
         x = self.max_turns - self.turn
         buf[O_TURNS] = x if x < 127 else 127
-        return _new_int8(buf, OBS_SIZE)
+        return self._obs_array(buf)
+
+    cdef object _obs_array(self, char *src):
+        """A fresh observation array holding ``src``: one this engine handed out
+        before and that nobody holds any more, when there is one (see
+        bharg_np_reusable: such an array cannot be told from a new one, and a
+        new numpy array costs more than the rest of observe), else a new one."""
+        cdef int i
+        if RECYCLE:
+            for i in range(POOL):
+                if _pooled_reusable(self.pool, i, OBS_SIZE):
+                    arr = self.pool[i]
+                    memcpy(BHARG_NP_DATA(arr), src, OBS_SIZE)
+                    return arr
+        arr = _new_int8(src, OBS_SIZE)
+        if RECYCLE:
+            self.pool[self.pool_next] = arr
+            self.pool_next = (self.pool_next + 1) % POOL
+        return arr
 
     # ------------------------------------------------------------- play
     def apply(self, int action):

@@ -11,6 +11,8 @@ module is skipped when the extension is not built.
 from __future__ import annotations
 
 import random
+import sys
+import weakref
 from collections import Counter
 
 import numpy as np
@@ -26,6 +28,7 @@ from tests.bharg.helpers import cards, make_state, mask
 Engine = engine_class(BhargGame())
 if Engine is None:  # pragma: no cover - depends on the build
     pytest.skip("the Bharg engine is not built (bharg_env._engine)", allow_module_level=True)
+_engine = sys.modules[Engine.__module__]
 
 # Every option alone and together, both player counts, both reward modes, match
 # play (with rounds that end short of the target) and short turn limits.
@@ -234,6 +237,39 @@ def test_observations_are_fresh_writable_arrays():
     m = eng.mask()
     m[0] ^= 1
     assert eng.mask() != m
+
+
+def test_recycled_observation_arrays_are_never_held_elsewhere():
+    # observe() may hand out again an array it made before when nothing else holds
+    # it: never one held through a view, a weak reference or a name, nor one that
+    # was frozen or reshaped meanwhile.
+    game = BhargGame(num_players=3)
+    state = game.new_state(rng_from_seed(4))
+    eng = _loaded(game, state)
+    want = [game.observe(state, s).tolist() for s in range(3)]
+    held = [eng.observe(s) for s in range(3)]
+    view = eng.observe(0)[5:]
+    ref = weakref.ref(eng.observe(1))
+    frozen = eng.observe(2)
+    frozen.flags.writeable = False
+    frozen = None
+    reshaped = eng.observe(0)
+    reshaped.shape = (1, -1)
+    reshaped = None
+    for _ in range(20):
+        for s in range(3):
+            got = eng.observe(s)
+            assert got.tolist() == want[s] and got.flags.writeable and got.shape == held[s].shape
+            assert not any(np.shares_memory(got, x) for x in [*held, view]) and got is not ref()
+            got[:] = -1
+    assert [h.tolist() for h in held] == want and view.tolist() == want[0][5:]
+
+
+def test_observe_runs_on_the_fast_array_paths():
+    # The import-time checks of numpy's array layout passed on this numpy, so the
+    # tests above ran observe() through numpy's C constructor and the recycling
+    # (a failure here means observe fell back to np.frombuffer: right, but slower).
+    assert _engine.FAST_ARRAYS and _engine.RECYCLING
 
 
 def test_load_at_every_phase_of_a_match():
