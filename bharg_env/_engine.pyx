@@ -55,6 +55,7 @@ cdef int PH_DISCARD = int(_rules.Phase.DISCARD)
 cdef int PH_OVER = int(_rules.Phase.OVER)
 cdef int NUM_ACTIONS = _rules.make_layout().n
 assert _rules.TAKE_DISCARD == DRAW_DECK + 1 and NUM_ACTIONS == DISCARD0 + NCARDS
+assert PH_DRAW == 0 and PH_DISCARD == 1  # the phase feature is one-hot [draw, discard]
 
 # Observation offsets, from the rules layer's ObsSpec.
 _SL = _rules.OBS_SPEC.slices
@@ -72,10 +73,15 @@ cdef int O_SCORES = _SL["scores"].start
 cdef int O_TURNS = _SL["turns_left"].start
 cdef int OBS_SIZE = _rules.OBS_SPEC.size
 assert OBS_SIZE + 8 <= OBS_ROOM
-# The builder writes the bit fields in this order, each spilling up to 3 bytes
-# into the next one (rewritten after): the layout must keep that order.
-assert (O_HAND < O_ACE_TOP < O_ACE_PILE < O_DTOP < O_DPILE < O_OSIZE < O_OKNOWN < O_DECK
-        < O_PHASE < O_TO_ACT < O_SCORES < O_TURNS)
+# observe() writes the features in this order, the card-mask ones 8 bytes at a
+# time (each spilling up to 3 bytes into the next feature, which is written
+# after): it relies on this layout, checked here.
+_WIDTHS = {"hand": NCARDS, "ace_top": 6, "ace_pile": 6, "discard_top": NCARDS, "discard_pile": NCARDS,
+           "opp_hand_size": 2, "opp_known": 2 * NCARDS, "deck_size": 1, "phase": 2, "to_act": 3,
+           "scores": 3, "turns_left": 1}
+assert list(_SL) == list(_WIDTHS) and _SL["hand"].start == 0, "Bharg's observation layout changed"
+assert all(_SL[k].stop - _SL[k].start == w for k, w in _WIDTHS.items()), "Bharg's observation layout changed"
+assert all(_SL[a].stop == _SL[b].start for a, b in zip(list(_SL), list(_SL)[1:])), "a gap in the layout"
 
 # The win check: setgames.kernels.bharg's tables, copied to C.
 cdef uint64_t CARD_CODE[NCARDS]
