@@ -104,6 +104,7 @@ cdef uint64_t EXPAND[256]
 
 
 cdef void _init_tables() except *:
+    """Copy the kernel's win-check tables to C (once, at import; never freed)."""
     global CK_KEY0, CK_KEY1, CK_ROW0, CK_ROW1, REQ_E, REQ_O, REQ_W
     cdef int i, k, rows
     for i in range(NCARDS):
@@ -117,6 +118,8 @@ cdef void _init_tables() except *:
     CK_KEY1 = <uint64_t *> malloc(HSIZE * sizeof(uint64_t))
     CK_ROW0 = <int *> malloc(HSIZE * sizeof(int))
     CK_ROW1 = <int *> malloc(HSIZE * sizeof(int))
+    if CK_KEY0 is NULL or CK_KEY1 is NULL or CK_ROW0 is NULL or CK_ROW1 is NULL:
+        raise MemoryError("bharg_env._engine: the win-check tables")
     for i in range(HSIZE):
         CK_KEY0[i] = keys[0][i]
         CK_KEY1[i] = keys[1][i]
@@ -129,6 +132,8 @@ cdef void _init_tables() except *:
     odd = req[1].T.tolist()
     REQ_E = <uint64_t *> malloc(rows * REQ_W * sizeof(uint64_t))
     REQ_O = <uint64_t *> malloc(rows * REQ_W * sizeof(uint64_t))
+    if REQ_E is NULL or REQ_O is NULL:
+        raise MemoryError("bharg_env._engine: the win-check tables")
     for i in range(rows):
         for k in range(REQ_W):
             REQ_E[i * REQ_W + k] = even[i][k]
@@ -192,15 +197,22 @@ _frombuffer = np.frombuffer
 
 
 # ----------------------------------------------------------------- fresh int8 arrays
-# An observation is a new int8 array each call. np.frombuffer over a new
-# bytearray (the portable way) costs about 4x what numpy's own C constructor
-# does, and the build has no numpy headers (setup.py compiles the engines with
-# Python's alone), so the constructor is taken from numpy's C-API table (the
-# ``_ARRAY_API`` capsule every compiled numpy extension imports; the slots of
-# ``PyArray_Type`` and ``PyArray_New`` are fixed by numpy's ABI) and the data
-# pointer read from the array's public object layout (``PyArrayObject_fields``:
-# the object header, then ``char *data``). Both are checked at import against
-# numpy's Python view of the array; on any doubt observe() uses np.frombuffer.
+# An observation is a new int8 array each call, and making one costs more than
+# the rest of observe(). np.frombuffer over a new bytearray (the portable way)
+# costs 2-3x what numpy's own C constructor does, and the build has no numpy
+# headers (setup.py compiles the engines with Python's alone), so:
+#
+# - the constructor is taken from numpy's C-API table (the ``_ARRAY_API``
+#   capsule every compiled numpy extension imports; the slots of
+#   ``PyArray_Type`` and ``PyArray_New`` are fixed by numpy's ABI), and the
+#   data pointer read from the array's object layout (``PyArrayObject_fields``
+#   in numpy's ndarraytypes.h);
+# - an array this engine handed out before and that nobody holds any more is
+#   handed out again (Engine._obs_array): with only the engine's reference
+#   left, nothing can see it, so it cannot be told from a new one.
+#
+# Both are checked at import against numpy's Python view of a probe array;
+# when a check fails observe() makes each array with np.frombuffer.
 ctypedef Py_ssize_t npy_intp
 ctypedef object (*PyArrayNewFn)(void *, int, npy_intp *, int, npy_intp *, void *, int, int, void *)
 
@@ -219,20 +231,24 @@ cdef extern from *:
         PyObject *weakreflist;
     } _bharg_np_fields;
     #define BHARG_NP_DATA(o) (((_bharg_np_fields *)(o))->data)
-    #define BHARG_NP_FLAGS(o) (((_bharg_np_fields *)(o))->flags)
     #define BHARG_NP_DESCR(o) (((_bharg_np_fields *)(o))->descr)
-    /* True when nobody but the pool holds array o and it is still the 1-D
-       array of `size` int8 it was made as (nothing reshaped, retyped, froze,
-       viewed or weak-referenced it): handing it out again is then
-       indistinguishable from handing out a new one. */
-    static inline int bharg_np_reusable(PyObject *o, void *type, PyObject *descr, int flags, Py_ssize_t size) {
+    /* True when nobody but its one holder (the engine's pool) references array o
+       and it is still the 1-D array of `size` int8 it was made as: no view, weak
+       reference, reshape, retype or change of flags. Off without the GIL, where
+       reference counts are not read this simply. */
+    static inline int bharg_np_reusable(PyObject *o, void *type, PyObject *descr, int flags,
+                                        Py_ssize_t size) {
+    #ifdef Py_GIL_DISABLED
+        return 0;
+    #else
         _bharg_np_fields *f = (_bharg_np_fields *)o;
-        return Py_TYPE(o) == (PyTypeObject *)type && Py_REFCNT(o) == 1 && f->nd == 1 && f->dimensions[0] == size && f->strides[0] == 1
-            && f->base == NULL && f->descr == descr && f->flags == flags && f->weakreflist == NULL;
+        return Py_TYPE(o) == (PyTypeObject *)type && Py_REFCNT(o) == 1
+            && f->nd == 1 && f->dimensions[0] == size && f->strides[0] == 1 && f->base == NULL
+            && f->descr == descr && f->flags == flags && f->weakreflist == NULL;
+    #endif
     }
     """
     char *BHARG_NP_DATA(object o)
-    int BHARG_NP_FLAGS(object o)
     void *BHARG_NP_DESCR(object o)
     bint bharg_np_reusable(void *o, void *type, void *descr, int flags, Py_ssize_t size)
 
@@ -260,7 +276,8 @@ cdef object _new_int8(char *src, int size):
     return arr
 
 
-cdef void _find_array_new():
+cdef void _find_array_new() except *:
+    """Take numpy's array constructor from its C-API table if it passes the checks."""
     global ARRAY_NEW, ARRAY_TYPE
     cdef void **api
     cdef char probe[3]
@@ -286,7 +303,10 @@ cdef void _find_array_new():
         ARRAY_NEW, ARRAY_TYPE = NULL, NULL
         return
     arr = None
-    _check_recycling()
+    try:
+        _check_recycling()
+    except Exception:
+        pass  # RECYCLE stays False
 
 
 cdef bint _pooled_reusable(list box, int i, int size):
@@ -294,7 +314,7 @@ cdef bint _pooled_reusable(list box, int i, int size):
     return bharg_np_reusable(<void *> PyList_GET_ITEM(box, i), ARRAY_TYPE, INT8_DESCR, NEW_FLAGS, size)
 
 
-cdef void _check_recycling():
+cdef void _check_recycling() except *:
     """Allow recycling when the array fields bharg_np_reusable reads behave as numpy's
     Python view of an array says: a probe array held by a list alone passes, and
     fails while a view, a weak reference or another reference holds it, or while
