@@ -362,7 +362,8 @@ cdef class Engine:
 
     # config
     cdef object game
-    cdef int n, max_turns, target  # target -1: one-round play
+    cdef int n, target          # target -1: one-round play
+    cdef long long max_turns   # any positive int (the rules layer bounds it by nothing)
     cdef tuple zero_rewards
     # state (the rules layer's BhargState fields)
     cdef uint64_t hands[3]
@@ -376,7 +377,8 @@ cdef class Engine:
     cdef int aces[MAXPILE]      # Ace Pile, top last
     cdef int aces_len
     cdef uint64_t ace_under     # Aces under the top of the Ace Pile
-    cdef int seat, phase, turn, round, winner
+    cdef int seat, phase, round, winner
+    cdef long long turn
     cdef bint truncated
     cdef long long scores[3]
     cdef double rewards[3]
@@ -547,8 +549,11 @@ cdef class Engine:
         cdef int n = self.n
         cdef int o1 = seat + 1 if seat + 1 < n else seat + 1 - n
         cdef int o2 = seat + 2 if seat + 2 < n else seat + 2 - n
-        cdef int top, j, r, x
+        cdef int top, j, r
+        cdef long long x
         cdef uint64_t under
+        if seat < 0 or seat >= n:
+            raise ValueError(f"seat {seat} is not a seat of a {n}-player game")
         # Bit fields in layout order: each 8-byte write may spill into the next field.
         put_bits(buf + O_HAND, self.hands[seat], 6)
         put_bits(buf + O_ACE_TOP, 0, 2)
@@ -606,18 +611,23 @@ cdef class Engine:
     # ------------------------------------------------------------- play
     def apply(self, int action):
         """Play a legal ``action``; returns the per-seat rewards on a step that ends
-        a round (or the game), else None, as ``game.apply``."""
+        a round (or the game), else None, as ``game.apply``. An illegal action
+        raises ValueError (the env checks first; this keeps the C state sound)."""
         cdef int seat = self.seat
         cdef int card
         cdef uint64_t bit
         if self.phase == PH_DRAW:
             if action == DRAW_DECK:
+                if not self._can_draw():
+                    self._illegal(action)
                 if self.deck_len == 0:
                     self._reshuffle()
                 self.deck_len -= 1
                 card = self.deck[self.deck_len]
                 self.events.append(self.ev_draw[seat])
             else:
+                if action != DRAW_DECK + 1 or self.disc_len == 0:
+                    self._illegal(action)
                 self.disc_len -= 1
                 card = self.discard[self.disc_len]
                 bit = (<uint64_t> 1) << card
@@ -628,6 +638,9 @@ cdef class Engine:
             self.codes[seat] += CARD_CODE[card]
             self.phase = PH_DISCARD
             return None
+        if (self.phase != PH_DISCARD or action < DISCARD0 or action >= NUM_ACTIONS
+                or not self.hands[seat] >> (action - DISCARD0) & 1):
+            self._illegal(action)
         card = action - DISCARD0
         bit = (<uint64_t> 1) << card
         self.hands[seat] ^= bit
@@ -656,6 +669,9 @@ cdef class Engine:
         self.seat = seat + 1 if seat + 1 < self.n else 0
         self.phase = PH_DRAW
         return None
+
+    cdef _illegal(self, int action):
+        raise ValueError(f"action {action} is not legal here; legal actions: {self.legal_actions()}")
 
     cdef _end_round(self, int winner):
         """The rules layer's ``_end_round`` (scoring, rewards, the next deal) on a

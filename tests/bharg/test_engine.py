@@ -316,3 +316,26 @@ def test_win_check_matches_rules_on_hands_built_from_sets():
                 wins += want is not None
                 checks += 1
     assert checks == 1200 and 40 <= wins <= checks - 40  # both answers, many times
+
+
+def test_illegal_actions_raise_and_change_nothing():
+    # The env checks legality first; the engine refuses an illegal action too,
+    # so its C state never goes wrong (a take from an empty pile, say).
+    game = BhargGame()
+    hands = [cards("6MV", "6SY", "6LK", "7ML", "8MS", "9MS", "CM"), OPP7]
+    blocked = make_state(game, hands, [], [], cards("AK"))  # nothing to draw or take
+    draw = _full_deal(game, hands, [], [])  # no discard pile to take from
+    discard = _full_deal(game, [[*hands[0], cards("9VY")[0]], OPP7], cards("5ML"), [], phase=1)
+    over = game.from_json({**game.to_json(draw), "phase": 2})
+    cases = [(blocked, [DRAW_DECK, TAKE_DISCARD]), (draw, [TAKE_DISCARD, DISCARD0 + cards("CM")[0], -1, 47]),
+             (discard, [DRAW_DECK, TAKE_DISCARD, DISCARD0 + cards("2MK")[0], -5, 47, 10**6]),
+             (over, [DRAW_DECK, TAKE_DISCARD, DISCARD0 + cards("CM")[0]])]
+    for state, actions in cases:
+        eng = _loaded(game, state)
+        before = eng.to_json()
+        for a in actions:
+            assert a not in game.legal_actions(state)
+            with pytest.raises(ValueError, match=f"action {a} is not legal"):
+                eng.apply(a)
+            assert eng.to_json() == before
+        _agree(game, state, eng)
