@@ -54,9 +54,11 @@ SEEDS = 8  # per config in the default run (~28,000 steps); the slow test runs m
 PATHS = (
     "take", "draw", "reshuffle", "reshuffle with Aces", "discard an Ace", "win on an Ace discard",
     "empty discard pile", "Aces turned at the deal", "all bound", "target reached", "turn limit",
-    "round won short of the target", "turn limit after a won round", "3 players", "Excuse won with",
-    "Pawn or Court scored",
+    "round won short of the target", "turn limit after a won round", "3 players", "won holding the Excuse",
+    "a loser held a Pawn or Court",
 )
+EXCUSE = 44
+PAWNS_AND_COURTS = 0xFF << 36  # card ids 36..43
 
 
 def _paths(game: BhargGame, seed: int, seen: Counter) -> None:
@@ -64,7 +66,8 @@ def _paths(game: BhargGame, seed: int, seen: Counter) -> None:
     layer and count the paths it takes."""
     state = game.new_state(rng_from_seed(seed))
     pick = random.Random(seed)
-    if game.num_players == 3:
+    n = game.num_players
+    if n == 3:
         seen["3 players"] += 1
     while True:
         legal = game.legal_actions(state)
@@ -73,20 +76,18 @@ def _paths(game: BhargGame, seed: int, seen: Counter) -> None:
         a = legal[int(pick.random() * len(legal))]
         if a == DRAW_DECK and not state.deck and len(state.aces) > 1:
             seen["reshuffle with Aces"] += 1
-        rounds = state.round
-        if a >= DISCARD0 and a - DISCARD0 < 6:
+        if DISCARD0 <= a < DISCARD0 + 6:
             seen["discard an Ace"] += 1
-        hand = state.hands[state.seat]
-        out = game.apply(state, a)
+        seat, hands, done, rounds = state.seat, list(state.hands), len(state.events), state.round
+        game.apply(state, a)
         if a == TAKE_DISCARD and not state.discard:
             seen["empty discard pile"] += 1
-        if out is not None and state.round_points and max(state.round_points) > 0:
-            if a - DISCARD0 < 6 and a >= DISCARD0:
-                seen["win on an Ace discard"] += 1
-            if hand >> 44 & 1:
-                seen["Excuse won with"] += 1
-            if state.round > rounds:
-                seen["round won short of the target"] += 1
+        if any(e[0] == "win" for e in state.events[done:]):
+            seen["win on an Ace discard"] += DISCARD0 <= a < DISCARD0 + 6
+            seen["won holding the Excuse"] += bool(hands[seat] >> EXCUSE & 1) and a != DISCARD0 + EXCUSE
+            losers = [hands[s] for s in range(n) if s != seat]
+            seen["a loser held a Pawn or Court"] += any(h & PAWNS_AND_COURTS for h in losers)
+            seen["round won short of the target"] += state.round > rounds
     for e in state.events:
         seen[e[0]] += 1
     seen[state.reason] += 1
@@ -94,9 +95,6 @@ def _paths(game: BhargGame, seed: int, seen: Counter) -> None:
         seen["turn limit after a won round"] += 1
     if any(e[0] == "ace_pile" for e in state.events):
         seen["Aces turned at the deal"] += 1
-    if state.winner >= 0 and any(
-            game.conceded(state, s) >= 10 and state.hands[s] >> 36 & 0xFF for s in range(game.num_players)):
-        seen["Pawn or Court scored"] += 1
 
 
 def test_engine_matches_rules_on_every_config():
@@ -203,6 +201,8 @@ def test_win_by_discarding_an_ace():
     game = BhargGame()
     hand = cards("6MV", "6SY", "6LK", "7ML", "8MS", "9MS", "CM", "AM")
     state = _full_deal(game, [hand, OPP7], cards("5ML"), cards("AK"), phase=1)
+    other = game.clone(state)
+    assert _play_both(game, other, [DISCARD0 + cards("9MS")[0]]) == [None]  # the Ace of Knots binds none
     outs = _play_both(game, state, [DISCARD0 + cards("AM")[0]])
     assert outs[0] is not None and state.winner == 0 and state.reason == "all bound"
 
