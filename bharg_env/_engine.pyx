@@ -414,9 +414,14 @@ cdef class Engine:
         self._load(state, list(state.events))
 
     cdef _load(self, state, list events):
+        """Copy ``state`` in, keeping ``events`` as the engine's event list."""
         cdef int s, i, c
         cdef uint64_t h, code
         n = self.n
+        if len(state.hands) != n:
+            raise ValueError(f"a state of {len(state.hands)} players loaded into a {n}-player engine")
+        if max(len(state.deck), len(state.discard), len(state.aces)) > MAXPILE:
+            raise ValueError(f"a pile of the state holds more than the {MAXPILE} cards an engine pile can")
         for s in range(n):
             h = state.hands[s]
             self.hands[s] = h

@@ -339,3 +339,9 @@ def test_illegal_actions_raise_and_change_nothing():
                 eng.apply(a)
             assert eng.to_json() == before
         _agree(game, state, eng)
+
+
+def test_load_refuses_a_state_of_another_player_count():
+    state = BhargGame(num_players=3).new_state(rng_from_seed(1))
+    with pytest.raises(ValueError, match="a state of 3 players loaded into a 2-player engine"):
+        Engine(BhargGame()).load(state)
