@@ -42,7 +42,6 @@ cdef extern from *:
 cdef enum:
     NCARDS = 36       # standard Decktet cards (checked against setgames.cards below)
     MAX_ACTIONS = 1024
-    MAX_OBS = 512
     MAX_SETS = 12     # 36 distinct cards make at most 12 Sets per seat
     # C event records kept before they are flushed to the Python list; smaller than a
     # long game's record (up to ~80 events) so that tests reach the flush.
@@ -50,7 +49,7 @@ cdef enum:
 
 assert NUM_STANDARD == NCARDS
 EVENT_CAPACITY = EVENT_CAP  # for the tests
-assert LAYOUT.n <= MAX_ACTIONS and OBS_SPEC.size <= MAX_OBS
+assert LAYOUT.n <= MAX_ACTIONS
 
 cdef int N_ACTIONS = LAYOUT.n
 cdef int OBS_N = OBS_SPEC.size
@@ -122,6 +121,7 @@ _BLOCKS = ("my_concealed", "my_front", "opp_front", "center", "remaining", "disc
 _order = [_SL[b].start for b in _BLOCKS] + [_SL["phase"].start]
 assert _order == sorted(_order) and all(_SL[b].stop - _SL[b].start == NCARDS for b in _BLOCKS)
 assert _SL["phase"].stop - _SL["phase"].start == 3 and _SL["my_turn"].start == _SL["phase"].stop
+assert _SL["opp_set_cards"].start + 40 <= OBS_SPEC.size  # the last block's spill stays in the array
 cdef int O_MY_CONCEALED = _SL["my_concealed"].start
 cdef int O_MY_FRONT = _SL["my_front"].start
 cdef int O_OPP_FRONT = _SL["opp_front"].start
@@ -217,10 +217,13 @@ cdef class Engine:
 
         Raises:
             ValueError: a state this engine cannot hold (a pile or a Set list
-                longer than the deck allows, a card id out of range).
+                longer than the deck allows, a card id, seat or phase out of range).
         """
         cdef int s, i, c
         pile = state.pile
+        if not (state.seat in (0, 1) and 0 <= state.phase <= PH_OVER and -1 <= state.remaining < NCARDS):
+            raise ValueError(f"seat {state.seat!r}, phase {state.phase!r} or remaining card "
+                             f"{state.remaining!r} out of range")
         if len(pile) > NCARDS:
             raise ValueError(f"draw pile of {len(pile)} cards is longer than the deck")
         for s in range(2):
@@ -356,13 +359,11 @@ cdef class Engine:
                 hand &= hand - 1
         return out
 
-    def mask(self):
-        """The legal actions as a new ``bytearray`` of 0/1, one byte per action id."""
+    cdef void _fill_mask(self, char *m) noexcept:
+        """Set the legal actions' bytes of the zeroed ``N_ACTIONS`` bytes at ``m``
+        (the same walk as :meth:`legal_actions`)."""
         cdef u64 c, hand, rest, ys
         cdef int x, r, phase = self.phase
-        buf = PyByteArray_FromStringAndSize(NULL, N_ACTIONS)
-        cdef char *m = PyByteArray_AS_STRING(buf)
-        memset(m, 0, N_ACTIONS)
         if phase == PH_DISCARD:
             c = self.center
             if c:
@@ -388,42 +389,72 @@ cdef class Engine:
             while hand:
                 m[A_PLAY_START + ctz64(hand)] = 1
                 hand &= hand - 1
+
+    def mask(self):
+        """The legal actions as a new ``bytearray`` of 0/1, one byte per action id."""
+        buf = PyByteArray_FromStringAndSize(NULL, N_ACTIONS)
+        cdef char *m = PyByteArray_AS_STRING(buf)
+        memset(m, 0, N_ACTIONS)
+        self._fill_mask(m)
         return buf
 
+    def mask_array(self):
+        """The legal actions as a new writable int8 0/1 ndarray (``np.frombuffer(mask())``
+        made through numpy's C API, several times cheaper; not part of the engine protocol)."""
+        cdef cnp.npy_intp n = N_ACTIONS
+        arr = cnp.PyArray_ZEROS(1, &n, cnp.NPY_INT8, 0)
+        self._fill_mask(<char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
+        return arr
+
     def observe(self, int seat):
-        """``seat``'s observation (``game.observe``), a new writable int8 array."""
-        cdef unsigned char tmp[MAX_OBS + 8]
+        """``seat``'s observation (``game.observe``), a new writable int8 array.
+
+        Raises:
+            ValueError: ``seat`` is not 0 or 1.
+        """
         cdef int opp = seat ^ 1, k, phase = self.phase
-        _expand36(tmp + O_MY_CONCEALED, self.concealed[seat])
-        _expand36(tmp + O_MY_FRONT, self.front[seat])
-        _expand36(tmp + O_OPP_FRONT, self.front[opp])
-        _expand36(tmp + O_CENTER, self.center)
-        _expand36(tmp + O_REMAINING, (1ULL << self.remaining) if self.remaining >= 0 else 0)
-        _expand36(tmp + O_DISCARD, self.discard)
-        _expand36(tmp + O_MY_SETS, self.set_cards[seat])
-        _expand36(tmp + O_OPP_SETS, self.set_cards[opp])
-        k = PHASE_BITS[phase]
-        tmp[O_PHASE] = k & 1
-        tmp[O_PHASE + 1] = (k >> 1) & 1
-        tmp[O_PHASE + 2] = (k >> 2) & 1
-        tmp[O_MY_TURN] = phase != PH_OVER and self.seat == seat
-        for k in range(NKINDS):
-            tmp[O_MY_KINDS + k] = self.kind_count[seat][k]
-            tmp[O_OPP_KINDS + k] = self.kind_count[opp][k]
-        tmp[O_OPP_COUNT] = popcount64(self.concealed[opp])
-        tmp[O_PILE] = self.npile
-        # Made through numpy's C API: np.frombuffer on a bytearray costs several times more.
         cdef cnp.npy_intp n = OBS_N
+        if seat & ~1:
+            raise ValueError(f"seat {seat!r} is not 0 or 1")
+        # Made through numpy's C API (np.frombuffer on a bytearray costs several times
+        # more) and written in place: the blocks go in offset order and each one's
+        # spill is covered by the next (checked at import).
         arr = cnp.PyArray_SimpleNew(1, &n, cnp.NPY_INT8)
-        memcpy(cnp.PyArray_DATA(<cnp.ndarray> arr), tmp, OBS_N)
+        cdef unsigned char *out = <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr)
+        _expand36(out + O_MY_CONCEALED, self.concealed[seat])
+        _expand36(out + O_MY_FRONT, self.front[seat])
+        _expand36(out + O_OPP_FRONT, self.front[opp])
+        _expand36(out + O_CENTER, self.center)
+        _expand36(out + O_REMAINING, (1ULL << self.remaining) if self.remaining >= 0 else 0)
+        _expand36(out + O_DISCARD, self.discard)
+        _expand36(out + O_MY_SETS, self.set_cards[seat])
+        _expand36(out + O_OPP_SETS, self.set_cards[opp])
+        k = PHASE_BITS[phase]
+        out[O_PHASE] = k & 1
+        out[O_PHASE + 1] = (k >> 1) & 1
+        out[O_PHASE + 2] = (k >> 2) & 1
+        out[O_MY_TURN] = phase != PH_OVER and self.seat == seat
+        for k in range(NKINDS):
+            out[O_MY_KINDS + k] = self.kind_count[seat][k]
+            out[O_OPP_KINDS + k] = self.kind_count[opp][k]
+        out[O_OPP_COUNT] = popcount64(self.concealed[opp])
+        out[O_PILE] = self.npile
         return arr
 
     # ------------------------------------------------------------- apply
     def apply(self, int action):
-        """Play a legal action (not checked: the env checks); the rewards tuple on
-        the step that ends the game, else None."""
-        cdef int kind = ACT_KIND[action], p = self.seat, r, x, y, k, card
-        cdef u64 bit, bits, triple
+        """Play a legal action (legality is the env's check); the rewards tuple on
+        the step that ends the game, else None.
+
+        Raises:
+            ValueError: ``action`` out of range, or a Set action that would take the
+                C arrays out of bounds (other illegal actions are not detected).
+        """
+        cdef int kind, p = self.seat, r, x, y, k, card
+        cdef u64 bit, bits
+        if not 0 <= action < N_ACTIONS:  # legality is the env's check; this one guards the tables
+            raise ValueError(f"action {action!r} is out of range 0..{N_ACTIONS - 1}")
+        kind = ACT_KIND[action]
         if kind == K_DISCARD:
             bit = 1ULL << action
             self.center ^= bit
@@ -434,6 +465,8 @@ cdef class Engine:
             return None
         if kind == K_TAKE:
             r = self.remaining
+            if r < 0:  # as the rules layer's 1 << -1
+                raise ValueError("take with no remaining card")
             self.front[p] |= 1ULL << r
             self.center = 0
             self.remaining = -1
@@ -448,11 +481,13 @@ cdef class Engine:
             x = ACT_X[action]
             y = ACT_Y[action]
             r = self.remaining
+            k = SET_KIND[action][r] if r >= 0 else -1
+            if k < 0 or self.nsets[p] == MAX_SETS:  # an illegal Set would write past the C arrays
+                raise ValueError(f"action {action} puts aside no Set here")
             bits = (1ULL << x) | (1ULL << y)
             self.concealed[p] &= ~bits
             self.front[p] &= ~bits
             self.set_cards[p] |= bits | (1ULL << r)
-            k = SET_KIND[action][r]
             self.sets[p][self.nsets[p]][0] = x
             self.sets[p][self.nsets[p]][1] = y
             self.sets[p][self.nsets[p]][2] = r

@@ -63,11 +63,15 @@ def played_paths(data: dict) -> set[str]:
 
 
 class Recording(ENGINE):  # type: ignore[misc, valid-type]
-    """The engine, keeping the last ``to_json`` it gave (the final state, once a game ended)."""
+    """The engine, keeping the last ``to_json`` it gave (the final state, once a game
+    ended). The harness calls ``to_json`` after every step: the extra ``mask_array``
+    is checked against ``mask`` there."""
 
     last: dict | None = None
 
     def to_json(self) -> dict:
+        arr = self.mask_array()
+        assert arr.dtype == np.int8 and arr.flags.writeable and arr.tobytes() == bytes(self.mask())
         data = super().to_json()
         Recording.last = data
         return data
@@ -88,7 +92,7 @@ def agree(game: TetHsiGame, state, eng) -> list[int]:
     legal = game.legal_actions(state)
     assert eng.current_seat() == game.current_seat(state)
     assert eng.legal_actions() == legal
-    assert bytes(eng.mask()) == game.legal_mask(state).tobytes()
+    assert bytes(eng.mask()) == game.legal_mask(state).tobytes() == eng.mask_array().tobytes()
     for seat in (0, 1):
         got = eng.observe(seat)
         assert got.dtype == np.int8 and got.flags.writeable
@@ -218,6 +222,9 @@ def test_observations_and_masks_are_fresh_objects():
     assert np.array_equal(eng.observe(0), game.observe(state, 0))
     assert bytes(eng.mask()) == game.legal_mask(state).tobytes()
     assert eng.observe(1) is not eng.observe(1)
+    arr = eng.mask_array()
+    arr[:] = 1
+    assert np.array_equal(eng.mask_array(), game.legal_mask(state))
 
 
 def test_event_record_longer_than_the_c_buffer():
@@ -260,3 +267,23 @@ def test_load_rejects_states_the_engine_cannot_hold():
     for state in (long_pile, bad_kind):
         with pytest.raises(ValueError):
             ENGINE(game).load(state)
+
+
+def test_out_of_range_seats_and_actions_raise_instead_of_reading_past_the_tables():
+    game = TetHsiGame()
+    state = game.new_state(rng_from_seed(6))
+    eng = ENGINE(game)
+    eng.load(state)
+    for seat in (-1, 2):
+        with pytest.raises(ValueError, match=str(seat)):
+            eng.observe(seat)
+    for action in (-1, game.num_actions):
+        with pytest.raises(ValueError, match=str(action)):
+            eng.apply(action)
+    # In the discard phase no card is remaining: a take or a Set has nothing to use
+    # (the rules layer raises on the take too, from 1 << -1).
+    set_action = game.str_to_action("set Ace of Moons + Ace of Suns")
+    for action in (game.str_to_action("take"), set_action):
+        with pytest.raises(ValueError):
+            eng.apply(action)
+    assert eng.to_json() == game.to_json(state)
