@@ -20,6 +20,7 @@ from setgames.game import Game, rng_from_seed
 
 __all__ = [
     "check_engine_matches_rules",
+    "check_env_engine_matches_rules",
     "check_env_mask_matches_rules",
     "check_random_play",
     "game_fingerprint",
@@ -235,6 +236,50 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
             if n > max_steps:
                 raise AssertionError(f"seed {seed}: no end after {max_steps} steps")
         steps += n
+    return steps
+
+
+def _same_info(x: dict, y: dict) -> bool:
+    return x.keys() == y.keys() and all(
+        np.array_equal(x[k], y[k]) if isinstance(x[k], np.ndarray) else x[k] == y[k] for k in x)
+
+
+def check_env_engine_matches_rules(make_env: Callable[..., Any], seeds: range | list[int],
+                                   state_every: int = 9) -> int:
+    """The same env stepped by its compiled engine (``make_env(engine=True)``)
+    and by the rules layer (``make_env(engine=False)``) in lockstep on random
+    legal play: every ``last()``, ``rewards``, termination, truncation and info
+    must be equal, and every ``state_every`` steps the engine env's ``game_state``
+    must be the rules env's. Returns the number of steps checked."""
+    fast, ref = make_env(engine=True), make_env(engine=False)
+    assert fast.unwrapped.engine is not None and ref.unwrapped.engine is None
+    game = ref.unwrapped.game
+    steps = 0
+    for seed in seeds:
+        fast.reset(seed=seed)
+        ref.reset(seed=seed)
+        pick = random.Random(seed)
+        for agent in ref.agent_iter():
+            assert fast.agent_selection == agent, f"seed {seed} step {steps}: agent"
+            got, want = fast.last(), ref.last()
+            where = f"seed {seed} step {steps} ({agent})"
+            for key in ("observation", "action_mask"):
+                assert np.array_equal(got[0][key], want[0][key]), f"{where}: {key}"
+            assert got[1:4] == want[1:4], f"{where}: reward/termination/truncation"
+            assert _same_info(got[4], want[4]), f"{where}: info"
+            assert fast.rewards == ref.rewards and fast._cumulative_rewards == ref._cumulative_rewards
+            if steps % state_every == 0:
+                assert game.to_json(fast.unwrapped.game_state) == game.to_json(ref.unwrapped.game_state)
+            if want[2] or want[3]:
+                action = None
+            else:
+                legal = np.flatnonzero(want[0]["action_mask"]).tolist()
+                action = legal[int(pick.random() * len(legal))]
+            fast.step(action)
+            ref.step(action)
+            steps += 1
+        assert not fast.agents
+        assert game.to_json(fast.unwrapped.game_state) == game.to_json(ref.unwrapped.game_state)
     return steps
 
 
