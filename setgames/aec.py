@@ -118,7 +118,8 @@ class SetGameEnv(AECEnv):
         self._no_mask.flags.writeable = False
         self._zero_mask_bytes = bytes(self._n_actions)
         self._mask = self._no_mask
-        self._legal_bytes: bytes | bytearray = self._zero_mask_bytes  # the mask's bytes
+        # the mask's bytes (rules layer only: an engine tests legality itself)
+        self._legal_bytes: bytes | bytearray = self._zero_mask_bytes
         self._rewarded = False
 
     # ----------------------------------------------------------------- spaces
@@ -194,11 +195,11 @@ class SetGameEnv(AECEnv):
                 buf = bytearray(self._zero_mask_bytes)
                 for a in game.legal_actions(state):
                     buf[a] = 1
+                mask = _frombuffer(buf, _INT8)
+                self._legal_bytes = buf
             else:
-                buf = eng.mask()
-            mask = _frombuffer(buf, _INT8)
+                mask = eng.mask()
             self._mask = mask
-            self._legal_bytes = buf
             agent = self.possible_agents[seat]
             if acted is not None and acted != agent:
                 self.infos[acted] = {"action_mask": self._no_mask}
@@ -232,16 +233,33 @@ class SetGameEnv(AECEnv):
                 a = int(action)
             except (TypeError, ValueError):
                 raise IllegalActionError(f"action {action!r} is not an integer action id") from None
-        if not 0 <= a < self._n_actions or not self._legal_bytes[a]:
-            self.game.check_action(self.game_state, a)  # raises with the legal list
-        self._cumulative_rewards[agent] = 0.0
         eng = self.engine
         if eng is None:
+            if not 0 <= a < self._n_actions or not self._legal_bytes[a]:
+                self.game.check_action(self._state, a)  # raises with the legal list
             game, state = self.game, self._state
             rewards = game.apply(state, a)
+            seat = game.current_seat(state)
+            if seat >= 0:
+                buf = bytearray(self._zero_mask_bytes)
+                for x in game.legal_actions(state):
+                    buf[x] = 1
+                mask = _frombuffer(buf, _INT8)
+                self._legal_bytes = buf
         else:
-            rewards = eng.apply(a)
+            # The engine tests legality itself (in C, nothing to look up here) and
+            # raises ValueError on an illegal action, changing nothing; the rules
+            # layer then words the error.
+            try:
+                rewards = eng.apply(a)
+            except ValueError:
+                self.game.check_action(self.game_state, a)
+                raise
             self._stale = True
+            seat = eng.current_seat()
+            if seat >= 0:
+                mask = eng.mask()
+        self._cumulative_rewards[agent] = 0.0
         self.actions.append(a)
         if rewards is not None:
             self.rewards = {x: float(rewards[self._seat_of[x]]) for x in self.agents}
@@ -249,20 +267,9 @@ class SetGameEnv(AECEnv):
         elif self._rewarded:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewarded = False
-        if eng is None:
-            seat = game.current_seat(state)
-            if seat >= 0:
-                buf = bytearray(self._zero_mask_bytes)
-                for x in game.legal_actions(state):
-                    buf[x] = 1
-        else:
-            seat = eng.current_seat()
-            if seat >= 0:
-                buf = eng.mask()
         if seat >= 0:
             # _refresh's live branch, inlined: this is the hottest path of every env.
-            mask = self._mask = _frombuffer(buf, _INT8)
-            self._legal_bytes = buf
+            self._mask = mask
             nxt = self.possible_agents[seat]
             infos = self.infos
             if nxt != agent:
@@ -439,7 +446,7 @@ class LeanWrapper(BaseWrapper):
             raise ValueError(f"action {action!r} is not an integer action id") from None
         if not 0 <= a < self._n:
             raise ValueError(f"action {a} is outside the action space Discrete({self._n})")
-        if base._legal_bytes[a] or self._illegal_action == "raise":
+        if self._illegal_action == "raise" or base._mask[a]:
             base.step(a)
             return
         self._terminate_illegal(agent, a)

@@ -174,8 +174,9 @@ def _engine_agrees(game: Game, state: Any, eng: Any, where: str) -> list[int]:
     assert eng.current_seat() == seat, f"{where}: seat {eng.current_seat()} != {seat}"
     assert eng.legal_actions() == legal, f"{where}: legal {eng.legal_actions()} != {legal}"
     mask = eng.mask()
-    assert type(mask) is bytearray and len(mask) == game.num_actions, f"{where}: mask type/size"
-    assert [i for i, b in enumerate(mask) if b] == legal and set(mask) <= {0, 1}, f"{where}: mask"
+    assert type(mask) is np.ndarray and mask.dtype == np.int8 and mask.shape == (game.num_actions,)
+    assert mask.flags.writeable and mask is not eng.mask(), f"{where}: mask not fresh and writable"
+    assert np.flatnonzero(mask).tolist() == legal and set(mask.tolist()) <= {0, 1}, f"{where}: mask"
     for s in range(game.num_players):
         want = game.observe(state, s)
         got = eng.observe(s)
@@ -212,6 +213,7 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
     cls = engine_cls or engine_class(game)
     if cls is None:
         raise AssertionError(f"{game.name}: no compiled engine to check")
+    legal_now = game.legal_actions
     steps = 0
     for seed in seeds:
         state = game.new_state(rng_from_seed(seed))
@@ -233,6 +235,17 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
             if n % reload_every == 0:
                 eng = cls(game)
                 eng.load(game.from_json(game.to_json(state)))
+                now = set(legal_now(state))
+                wrong = [*[x for x in range(game.num_actions) if x not in now][:1], -1, game.num_actions]
+                before = eng.to_json()
+                for bad in wrong:
+                    try:
+                        eng.apply(bad)
+                    except ValueError:
+                        pass
+                    else:
+                        raise AssertionError(f"seed {seed} step {n}: apply({bad}) (illegal) did not raise")
+                assert eng.to_json() == before, f"seed {seed} step {n}: an illegal apply changed the engine"
             if n > max_steps:
                 raise AssertionError(f"seed {seed}: no end after {max_steps} steps")
         steps += n

@@ -85,3 +85,27 @@ def test_differential_check_passes_a_faithful_engine_and_catches_a_wrong_one():
         check_engine_matches_rules(ToyGameWithEngine(), range(20), engine_cls=OffByOne)
     with pytest.raises(AssertionError, match="no compiled engine"):
         check_engine_matches_rules(ToyGame(), range(2))
+
+
+def test_illegal_action_on_the_engine_path_raises_the_rules_layers_error_and_changes_nothing():
+    env = ToyEngineEnv()
+    env.reset(seed=0)
+    state = env.game.from_json(env.game.to_json(env.game_state))
+    state.pile = 1
+    env.set_game_state(state)
+    with pytest.raises(ValueError, match=r"illegal action 1 \(take 2\); legal: 0 \(take 1\)"):
+        env.step(1)
+    with pytest.raises(ValueError, match="illegal action 5"):
+        env.step(5)
+    assert env.engine.applied == 0 and env.game_state.pile == 1
+
+
+def test_terminate_option_on_the_engine_path():
+    env = make_env(ToyEngineEnv, illegal_action="terminate")
+    env.reset(seed=0)
+    state = env.unwrapped.game.from_json(env.unwrapped.game.to_json(env.unwrapped.game_state))
+    state.pile = 1
+    env.unwrapped.set_game_state(state)
+    offender = env.agent_selection
+    env.step(1)
+    assert all(env.terminations.values()) and env._cumulative_rewards[offender] == -1.0

@@ -20,6 +20,8 @@ class Engine:
         self.state = self.game.from_json(self.game.to_json(state))
 
     def apply(self, action):
+        if action not in self.game.legal_actions(self.state):
+            raise ValueError(f"illegal action {action}")
         self.applied += 1
         return self.game.apply(self.state, action)
 
@@ -30,10 +32,7 @@ class Engine:
         return self.game.legal_actions(self.state)
 
     def mask(self):
-        buf = bytearray(self.game.num_actions)
-        for a in self.game.legal_actions(self.state):
-            buf[a] = 1
-        return buf
+        return self.game.legal_mask(self.state)
 
     def observe(self, seat):
         return self.game.observe(self.state, seat)
