@@ -224,6 +224,8 @@ cdef class Engine:
         if not (state.seat in (0, 1) and 0 <= state.phase <= PH_OVER and -1 <= state.remaining < NCARDS):
             raise ValueError(f"seat {state.seat!r}, phase {state.phase!r} or remaining card "
                              f"{state.remaining!r} out of range")
+        if state.phase == PH_CHOOSE and state.remaining < 0:
+            raise ValueError("a state choosing take / set / nothing needs a remaining card")
         if len(pile) > NCARDS:
             raise ValueError(f"draw pile of {len(pile)} cards is longer than the deck")
         for s in range(2):
@@ -391,20 +393,40 @@ cdef class Engine:
                 hand &= hand - 1
 
     def mask(self):
-        """The legal actions as a new ``bytearray`` of 0/1, one byte per action id."""
-        buf = PyByteArray_FromStringAndSize(NULL, N_ACTIONS)
-        cdef char *m = PyByteArray_AS_STRING(buf)
-        memset(m, 0, N_ACTIONS)
-        self._fill_mask(m)
-        return buf
-
-    def mask_array(self):
-        """The legal actions as a new writable int8 0/1 ndarray (``np.frombuffer(mask())``
-        made through numpy's C API, several times cheaper; not part of the engine protocol)."""
+        """The legal actions as a new writable int8 0/1 ndarray, one entry per action id
+        (made through numpy's C API: ``np.frombuffer`` of a bytearray costs several times more)."""
         cdef cnp.npy_intp n = N_ACTIONS
         arr = cnp.PyArray_ZEROS(1, &n, cnp.NPY_INT8, 0)
         self._fill_mask(<char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
         return arr
+
+    cdef bint _is_legal(self, int action) noexcept:
+        """Whether ``action`` (in range) is in :meth:`legal_actions`, by the same rules."""
+        cdef u64 c, hand
+        cdef int x, r, phase = self.phase, kind = ACT_KIND[action]
+        if phase == PH_DISCARD:
+            c = self.center
+            if kind != K_DISCARD or not c:
+                return False
+            x = ctz64(c)
+            c &= c - 1
+            return action == x or (c != 0 and action == 63 - clz64(c))
+        if phase == PH_OVER:
+            return False
+        hand = self.concealed[self.seat] | self.front[self.seat]
+        if phase == PH_CHOOSE:
+            if kind == K_TAKE or kind == K_NOTHING:
+                return True
+            if kind != K_SET:
+                return False
+            r = self.remaining
+            x = ACT_X[action]
+            # The walk of legal_actions reaches (x, y) when x is a first card of r in the
+            # hand and y one of its partners above x in the hand (set actions have x < y).
+            return ((hand & FIRST_MASK[r]) >> x) & 1 and ((ABOVE[r][x] & hand) >> ACT_Y[action]) & 1
+        if phase == PH_PLAY:
+            return kind == K_PLAY and (hand >> (action - A_PLAY_START)) & 1
+        return False
 
     def observe(self, int seat):
         """``seat``'s observation (``game.observe``), a new writable int8 array.
@@ -443,17 +465,18 @@ cdef class Engine:
 
     # ------------------------------------------------------------- apply
     def apply(self, int action):
-        """Play a legal action (legality is the env's check); the rewards tuple on
-        the step that ends the game, else None.
+        """Play ``action``; the rewards tuple on the step that ends the game, else None.
 
         Raises:
-            ValueError: ``action`` out of range, or a Set action that would take the
-                C arrays out of bounds (other illegal actions are not detected).
+            ValueError: ``action`` is out of range or not legal now (nothing changes).
         """
         cdef int kind, p = self.seat, r, x, y, k, card
         cdef u64 bit, bits
-        if not 0 <= action < N_ACTIONS:  # legality is the env's check; this one guards the tables
+        # The env does no legality test of its own on the engine path: this is the one.
+        if not 0 <= action < N_ACTIONS:
             raise ValueError(f"action {action!r} is out of range 0..{N_ACTIONS - 1}")
+        if not self._is_legal(action):
+            raise ValueError(f"action {action} is not legal now (legal: {self.legal_actions()})")
         kind = ACT_KIND[action]
         if kind == K_DISCARD:
             bit = 1ULL << action
@@ -465,8 +488,6 @@ cdef class Engine:
             return None
         if kind == K_TAKE:
             r = self.remaining
-            if r < 0:  # as the rules layer's 1 << -1
-                raise ValueError("take with no remaining card")
             self.front[p] |= 1ULL << r
             self.center = 0
             self.remaining = -1
@@ -481,9 +502,9 @@ cdef class Engine:
             x = ACT_X[action]
             y = ACT_Y[action]
             r = self.remaining
-            k = SET_KIND[action][r] if r >= 0 else -1
-            if k < 0 or self.nsets[p] == MAX_SETS:  # an illegal Set would write past the C arrays
-                raise ValueError(f"action {action} puts aside no Set here")
+            k = SET_KIND[action][r]
+            if self.nsets[p] == MAX_SETS:  # a hand-built state only: 36 cards make 12 Sets
+                raise ValueError(f"seat {p} already has {MAX_SETS} Sets")
             bits = (1ULL << x) | (1ULL << y)
             self.concealed[p] &= ~bits
             self.front[p] &= ~bits
