@@ -10,7 +10,9 @@ the Sets put aside as small arrays. The public event record is kept as
 compact C records and turned into the rules layer's tuples only when asked
 for (:meth:`Engine.to_json`). The observation is built from the C state on
 each :meth:`Engine.observe` with a byte-expansion table (a few dozen 8-byte
-stores), not kept up to date by ``apply``.
+stores), not kept up to date by ``apply``. Masks and observations are numpy
+arrays made through numpy's C API. ``apply`` tests legality itself (the env
+relies on it) with the same walk that lists the legal actions.
 
 Every table and constant comes from the Python modules that define the game
 (:mod:`tethsi_env.layout`, :mod:`setgames.kernels.tethsi`, :mod:`tethsi_env.rules`);
@@ -18,7 +20,6 @@ Every table and constant comes from the Python modules that define the game
 the game, so those have one home too.
 """
 
-from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
 from libc.string cimport memcpy, memset
 
 cimport numpy as cnp
@@ -201,12 +202,10 @@ cdef class Engine:
     cdef list _events          # event tuples up to the last flush (the loaded ones first)
     cdef Event ev[EVENT_CAP]   # events since
     cdef int nev
-    cdef object _final         # rules-layer state of a finished game, for outcome()
-    cdef bint loaded
+    cdef object _final         # rules-layer state for outcome() / is_truncated(), None once stale
 
     def __init__(self, game):
         self._game = game
-        self.loaded = False
         self._events = []
         self.nev = 0
         self._final = None
@@ -264,7 +263,6 @@ cdef class Engine:
         self._events = list(state.events)
         self.nev = 0
         self._final = None
-        self.loaded = True
 
     cdef void _flush_events(self):
         """Move the C event records to the Python list as the rules layer's tuples."""
@@ -477,6 +475,8 @@ cdef class Engine:
             raise ValueError(f"action {action!r} is out of range 0..{N_ACTIONS - 1}")
         if not self._is_legal(action):
             raise ValueError(f"action {action} is not legal now (legal: {self.legal_actions()})")
+        if self._final is not None:
+            self._final = None
         kind = ACT_KIND[action]
         if kind == K_DISCARD:
             bit = 1ULL << action

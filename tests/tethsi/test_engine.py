@@ -181,6 +181,20 @@ def test_front_card_played_and_put_aside_on_the_engine():
     assert [e[0] for e in s.events].count("reveal") == 3 and s.events[-1][0] == "tie"
 
 
+def test_outcome_follows_the_game_after_being_read_mid_game():
+    game = TetHsiGame()
+    state = game.new_state(rng_from_seed(8))
+    eng = ENGINE(game)
+    eng.load(state)
+    assert eng.outcome() == game.outcome(state) and eng.outcome()["result"] == "running"
+    pick = random.Random(8)
+    while legal := game.legal_actions(state):
+        a = legal[int(pick.random() * len(legal))]
+        assert eng.apply(a) == game.apply(state, a)
+        assert eng.outcome() == game.outcome(state)
+    assert eng.outcome()["result"] in ("win", "tie")
+
+
 def test_finished_states_load_into_the_engine():
     game = TetHsiGame(first_player="random")
     for seed in range(20):
