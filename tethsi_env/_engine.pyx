@@ -308,6 +308,12 @@ cdef class Engine:
         """``game.to_json`` of the current state (``game.from_json`` rebuilds it)."""
         return self._game.to_json(self._state(True))
 
+    def __reduce__(self):
+        """Copy and pickle through the rules layer's JSON (an env holding an engine can be
+        deep-copied as one on the rules layer can; Cython's own pickling cannot take the
+        C arrays)."""
+        return _rebuild, (self._game, self.to_json())
+
     def outcome(self):
         """``game.outcome`` of the current state (meant for a finished game)."""
         if self._final is None:
@@ -556,3 +562,10 @@ cdef class Engine:
         self.phase = PH_DISCARD
         self.turn += 1
         return None
+
+
+def _rebuild(game, data):
+    """An engine for ``game`` loaded with the state ``data`` (``to_json`` form): :meth:`Engine.__reduce__`."""
+    eng = Engine(game)
+    eng.load(game.from_json(data))
+    return eng

@@ -11,6 +11,7 @@ Skipped when the extension is not built (no compiler at install).
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -21,6 +22,7 @@ from setgames.game import rng_from_seed
 from setgames.kernels.tethsi import KIND_NAMES
 from setgames.testing import check_engine_matches_rules
 from tests.tethsi.positions import c, position
+from tethsi_env import raw_env
 from tethsi_env.layout import Phase
 from tethsi_env.rules import TetHsiGame
 
@@ -233,6 +235,28 @@ def test_observations_and_masks_are_fresh_objects():
     assert np.array_equal(eng.observe(0), game.observe(state, 0))
     assert np.array_equal(eng.mask(), game.legal_mask(state))
     assert eng.observe(1) is not eng.observe(1) and eng.mask() is not eng.mask()
+
+
+def test_engine_copies_and_an_env_stepping_it_deep_copies():
+    game = TetHsiGame()
+    state = game.new_state(rng_from_seed(9))
+    eng = ENGINE(game)
+    eng.load(state)
+    legal = eng.legal_actions()
+    eng.apply(legal[0])
+    game.apply(state, legal[0])
+    for twin in (copy.copy(eng), copy.deepcopy(eng)):
+        assert type(twin) is ENGINE and twin.to_json() == eng.to_json()
+        a = twin.legal_actions()[0]
+        twin.apply(a)
+        assert eng.to_json() == game.to_json(state)  # the original did not move
+        assert twin.to_json() != eng.to_json()
+    env = raw_env()
+    env.reset(seed=9)
+    assert env.engine is not None
+    twin = copy.deepcopy(env)
+    twin.step(int(np.flatnonzero(twin.action_mask())[0]))
+    assert twin.game_state != env.game_state
 
 
 def test_event_record_longer_than_the_c_buffer():
