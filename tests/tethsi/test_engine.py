@@ -341,3 +341,13 @@ def test_apply_raises_on_every_illegal_action_and_changes_nothing():
             a = legal[int(pick.random() * len(legal))]
             assert eng.apply(a) == game.apply(state, a)
     assert phases == {int(p) for p in Phase}
+
+
+def test_env_on_the_engine_plays_the_rules_layers_games():
+    from setgames.testing import check_env_engine_matches_rules
+    from tethsi_env import env
+
+    for first_player in (0, 1, "random"):
+        steps = check_env_engine_matches_rules(
+            lambda first_player=first_player, **kw: env(first_player=first_player, **kw), range(8))
+        assert steps > 8 * 30
