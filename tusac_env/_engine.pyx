@@ -18,6 +18,7 @@ those live in one place. The public game record (``events``) is kept as the
 rules layer's list of tuples, appended as the rules layer appends it.
 """
 
+from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
 from libc.string cimport memcpy, memset
 
@@ -32,9 +33,12 @@ from tusac_env.layout import DISCARD0 as _PY_DISCARD0
 from tusac_env.layout import HIT as _PY_HIT
 from tusac_env.layout import NUM_ACTIONS as _PY_NUM_ACTIONS
 from tusac_env.layout import PASS as _PY_PASS
+from tusac_env.flow import _DECK_TYPES
 from tusac_env.observation import CLAIM_KINDS, LAYOUTS
 from tusac_env.state import (
     DRAW_LIMIT as _PY_DRAW_LIMIT,
+    FIRST_DEAL as _PY_FIRST_DEAL,
+    HAND_SIZE as _PY_HAND_SIZE,
     EXPOSED_BY_DISCARD as _PY_BY_DISCARD,
     EXPOSED_BY_HIT as _PY_BY_HIT,
     KIND_VALUES,
@@ -67,6 +71,8 @@ cdef int HIT = _PY_HIT
 cdef int PASS = _PY_PASS
 cdef int NUM_ACTIONS = _PY_NUM_ACTIONS
 cdef int DRAW_LIMIT = _PY_DRAW_LIMIT
+cdef int FIRST_DEAL = _PY_FIRST_DEAL
+cdef int HAND_SIZE = _PY_HAND_SIZE
 cdef int PH_DISCARD = int(_PY_DISCARD)
 cdef int PH_RESPOND = int(_PY_RESPOND)
 cdef int PH_AFTER_HIT = int(_PY_AFTER_HIT)
@@ -77,7 +83,7 @@ assert NUM_ACTIONS <= 64 and DISCARD0 + NT == NUM_ACTIONS
 
 cdef int NKINDS = len(PUBLIC_KINDS)
 cdef int KI_KHUI = PUBLIC_KINDS.index("khui")
-cdef int KI_KING = PUBLIC_KINDS.index("king")
+cdef int KI_QUAN = PUBLIC_KINDS.index("quan")
 cdef int KHUI_VALUE = KIND_VALUES["khui"]
 cdef int KIND_VALUE[16]      # public kind index -> set value
 for _i, _k in enumerate(PUBLIC_KINDS):
@@ -259,8 +265,8 @@ cdef class Engine:
     cdef int exposed[NT]
     cdef bint worst_ok
     cdef unsigned int worst_mask
-    # observation output
-    cdef object _ndarray, _int8, _shape
+    # observation output: copies of a zero array (the cheapest fresh writable int8 array)
+    cdef object _template
 
     def __init__(self, game):
         """An engine for ``game``'s config (no state until :meth:`load`)."""
@@ -295,9 +301,7 @@ cdef class Engine:
         for s in range(n):
             for v in range(n):
                 self.rel[s][v] = (s - v) % n
-        self._ndarray = np.ndarray
-        self._int8 = np.dtype(np.int8)
-        self._shape = (lay.size,)
+        self._template = np.zeros(lay.size, np.int8)
         self.loaded = False
         self.events = []
         self.result = ""
@@ -362,6 +366,76 @@ cdef class Engine:
         self.events = [tuple([list(x) if type(x) is list else x for x in e]) for e in state.events]
         self._rebuild()
         self.loaded = True
+
+    def deal(self, rng):
+        """Shuffle and deal a new game from ``rng``: the state ``game.new_state(rng)`` makes
+        (the same random draws, by the same numpy calls as :func:`tusac_env.flow.deal`), without
+        building the rules-layer state (an optional engine method: ``deal(rng)`` is
+        ``load(game.new_state(rng))``, about ten times cheaper)."""
+        cdef int n = self.n, s, t, i, j, seat, first, dealt
+        cdef int order[MAXSEAT]
+        cdef int cards[4]
+        cdef const unsigned char[::1] deck
+        fp = self.config.first_player
+        first = int(rng.integers(n)) if fp == "random" else int(fp)
+        shuffled = _DECK_TYPES.copy()
+        rng.shuffle(shuffled)
+        deck = shuffled
+        self.first = first
+        for i in range(n):
+            order[i] = (first + i) % n
+        memset(self.private, 0, sizeof(self.private))
+        dealt = FIRST_DEAL + HAND_SIZE * (n - 1)
+        for j in range(dealt):
+            i = 0 if j < FIRST_DEAL else 1 + (j - FIRST_DEAL) // HAND_SIZE
+            self.private[order[i]][deck[j]] += 1
+        self.draw_len = 112 - dealt
+        for j in range(self.draw_len):
+            self.draw[j] = deck[dealt + j]
+        memset(self.dead, 0, sizeof(self.dead))
+        memset(self.pub_n, 0, sizeof(self.pub_n))
+        memset(self.pub_counts, 0, sizeof(self.pub_counts))
+        memset(self.kind_counts, 0, sizeof(self.kind_counts))
+        memset(self.exposed, 0, sizeof(self.exposed))
+        self.active = -1
+        self.active_from = -1
+        self.active_how = 0
+        self.active_passed = False
+        self.discard_worst = True
+        self.winner = -1
+        self.result = ""
+        self.win_card = -1
+        self.win_how = 0
+        self.win_from = -1
+        self.value = 0
+        self.amount = 0
+        self.penalized = -1
+        self.payments = []
+        self.returns = []
+        self.claim_kind = -1
+        self.claim_seat = -1
+        # tusac_env.flow.start: deal sizes, Quans, Khap counts
+        events = self.events = [("deal", order[i], FIRST_DEAL if i == 0 else HAND_SIZE) for i in range(n)]
+        for i in range(n):
+            seat = order[i]
+            for t in range(NT):
+                if self.private[seat][t] == 4:
+                    self.private[seat][t] = 0
+                    cards[0] = cards[1] = cards[2] = cards[3] = t
+                    self._put_public(seat, KI_QUAN, cards, 4)
+                    events.append(("quan", seat, t))
+        for s in range(n):
+            self._init_seat(s)
+        self._union()
+        for i in range(n):
+            events.append(("khaps", order[i], popcount32(self.khaps[order[i]])))
+        self.worst_ok = False
+        self._build_obs()
+        self.current = first
+        self.phase = PH_DISCARD
+        self.loaded = True
+        if self.trash[first] == 0:
+            self._finish_win(first, -1, 0, -1)
 
     cdef void _rebuild(self):
         """Every cache and the observation prefixes from the plain fields."""
@@ -645,8 +719,11 @@ cdef class Engine:
         cdef unsigned int m
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} is not 0..{n - 1}")
-        buf = PyByteArray_FromStringAndSize(<char *>&self.obs[seat * size], size)
-        cdef char *b = PyByteArray_AS_STRING(buf)
+        cdef Py_buffer view
+        arr = self._template.copy()
+        PyObject_GetBuffer(arr, &view, PyBUF_WRITABLE)
+        cdef char *b = <char *>view.buf
+        memcpy(b, &self.obs[seat * size], size)
         cdef int a = self.active, cur = self.current
         if a >= 0:
             b[self.o_active + a] = 1
@@ -672,7 +749,8 @@ cdef class Engine:
         if self.claim_seat >= 0:
             b[self.o_claim + self.claim_kind] = 1
             b[self.o_claimer + self.rel[self.claim_seat][seat]] = 1
-        return self._ndarray(self._shape, self._int8, buf)
+        PyBuffer_Release(&view)
+        return arr
 
     # ------------------------------------------------------------ apply
     def apply(self, int action):
@@ -898,11 +976,23 @@ cdef class Engine:
         kw["events"] = []
         return TuSacState(**kw)
 
+    cdef object _score_state(self):
+        """A rules-layer state holding what :mod:`tusac_env.scoring` reads: the public set
+        kinds (their cards are left out), the draw pile, the penalty test and the caches
+        set by :meth:`_finish_win` (cheaper than :meth:`_plain_state`: this runs every game)."""
+        cdef int s, i
+        st = TuSacState(num_players=self.n, first=self.first, private=[],
+                        public=[[[_KIND_NAMES[self.pub_kind[s][i]], []] for i in range(self.pub_n[s])]
+                                for s in range(self.n)],
+                        dead=[], draw=[self.draw[i] for i in range(self.draw_len)],
+                        discard_worst=bool(self.discard_worst))
+        return st
+
     cdef object _finish_win(self, int seat, int card, int how, int src):
         """End the game with ``seat`` winning: :func:`tusac_env.scoring.finish_win` on a
         state built from this one; returns the per-seat rewards."""
         cdef int s, k
-        st = self._plain_state()
+        st = self._score_state()
         st._codes = [[self.codes[s][k] for k in range(NCOMP)] for s in range(self.n)]
         st._kind_counts = [[self.kind_counts[s][k] for k in range(NKINDS)] for s in range(self.n)]
         st._khaps = [tuple([k for k in range(NT) if self.khaps[s] >> k & 1]) for s in range(self.n)]
@@ -911,7 +1001,7 @@ cdef class Engine:
         return tuple(self.returns)
 
     cdef object _finish_draw(self):
-        st = self._plain_state()
+        st = self._score_state()
         _scoring.finish_draw(st)
         self._take_end(st)
         return tuple(self.returns)
