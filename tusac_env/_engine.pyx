@@ -18,11 +18,13 @@ those live in one place. The public game record (``events``) is kept as the
 rules layer's list of tuples, appended as the rules layer appends it.
 """
 
-from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
-from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
+cimport numpy as cnp
 from libc.string cimport memcpy, memset
 
 import numpy as np
+from operator import index as _index
+
+cnp.import_array()
 
 from setgames.cards import NUM_TUSAC_TYPES
 from setgames.kernels import tusac as _kern
@@ -265,8 +267,9 @@ cdef class Engine:
     cdef int exposed[NT]
     cdef bint worst_ok
     cdef unsigned int worst_mask
-    # observation output: copies of a zero array (the cheapest fresh writable int8 array)
-    cdef object _template
+    # output array lengths (numpy's C API makes the arrays)
+    cdef cnp.npy_intp obs_dims[1]
+    cdef cnp.npy_intp mask_dims[1]
 
     def __init__(self, game):
         """An engine for ``game``'s config (no state until :meth:`load`)."""
@@ -301,7 +304,8 @@ cdef class Engine:
         for s in range(n):
             for v in range(n):
                 self.rel[s][v] = (s - v) % n
-        self._template = np.zeros(lay.size, np.int8)
+        self.obs_dims[0] = lay.size
+        self.mask_dims[0] = NUM_ACTIONS
         self.loaded = False
         self.events = []
         self.result = ""
@@ -702,15 +706,15 @@ cdef class Engine:
         return out
 
     def mask(self):
-        """A new bytearray of the action count, 1 at the legal actions."""
+        """A new writable int8 array of the action count, 1 at the legal actions."""
         cdef unsigned long long m = self._legal()
-        buf = PyByteArray_FromStringAndSize(NULL, NUM_ACTIONS)
-        cdef char *p = PyByteArray_AS_STRING(buf)
+        arr = cnp.PyArray_SimpleNew(1, self.mask_dims, cnp.NPY_INT8)
+        cdef char *p = <char *>cnp.PyArray_DATA(arr)
         memset(p, 0, NUM_ACTIONS)
         while m:
             p[__builtin_ctzll(m)] = 1
             m &= m - 1
-        return buf
+        return arr
 
     # ------------------------------------------------------------ observation
     def observe(self, int seat):
@@ -719,10 +723,8 @@ cdef class Engine:
         cdef unsigned int m
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} is not 0..{n - 1}")
-        cdef Py_buffer view
-        arr = self._template.copy()
-        PyObject_GetBuffer(arr, &view, PyBUF_WRITABLE)
-        cdef char *b = <char *>view.buf
+        arr = cnp.PyArray_SimpleNew(1, self.obs_dims, cnp.NPY_INT8)
+        cdef char *b = <char *>cnp.PyArray_DATA(arr)
         memcpy(b, &self.obs[seat * size], size)
         cdef int a = self.active, cur = self.current
         if a >= 0:
@@ -749,15 +751,31 @@ cdef class Engine:
         if self.claim_seat >= 0:
             b[self.o_claim + self.claim_kind] = 1
             b[self.o_claimer + self.rel[self.claim_seat][seat]] = 1
-        PyBuffer_Release(&view)
         return arr
 
     # ------------------------------------------------------------ apply
-    def apply(self, int action):
-        """Play legal ``action``; the per-seat rewards when this ends the game, else None."""
+    def apply(self, action):
+        """Play ``action``; the per-seat rewards when this ends the game, else None.
+
+        Raises:
+            ValueError: ``action`` is not legal now (nothing changes).
+        """
         cdef int cur = self.current, t, old, a, k, code, after, idx, how, src, nxt
-        if not self.loaded or self.phase == PH_OVER:
-            raise ValueError(f"action {action!r}: the game is over (or no state loaded)")
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS and (self._legal() >> action) & 1):
+            self._illegal(action)
+        return self._apply(action)
+
+    cdef void _illegal(self, action) except *:
+        try:
+            x = _index(action)
+        except TypeError:
+            x = -1
+        ok = type(action) is not bool and 0 <= x < NUM_ACTIONS and (self._legal() >> x) & 1
+        if not ok:
+            raise ValueError(f"action {action!r} is not legal here; legal: {self.legal_actions()}")
+
+    cdef object _apply(self, int action):
+        cdef int cur = self.current, t, old, a, k, code, after, idx, how, src
         if action >= DISCARD0:
             t = action - DISCARD0
             self.discard_worst = (self._worst() >> t) & 1
@@ -804,8 +822,6 @@ cdef class Engine:
             self.active_passed = True
             return None
         # a meld chosen by the current player
-        if action < 0 or not (self._legal() >> action) & 1:
-            raise ValueError(f"meld action {action!r} is not legal here; legal: {self.legal_actions()}")
         a = self.active
         idx = action
         k = COMP_OF[a]

@@ -19,9 +19,10 @@ import pytest
 
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
-from setgames.testing import check_engine_matches_rules
+from setgames.testing import check_engine_matches_rules, check_env_engine_matches_rules
 from tests.tusac.helpers import hand, pile
 from tusac_env.claims import _is_waiting
+from tusac_env.env import env
 from tusac_env.layout import DISCARD0, HIT, PASS
 from tusac_env.rules import TuSacGame
 from tusac_env.state import EXPOSED_BY_DISCARD, EXPOSED_BY_HIT
@@ -148,7 +149,7 @@ def _agree(game: TuSacGame, state, eng) -> list[int]:
     legal = game.legal_actions(state)
     assert eng.current_seat() == game.current_seat(state)
     assert eng.legal_actions() == legal
-    assert [i for i, b in enumerate(eng.mask()) if b] == legal
+    assert np.flatnonzero(eng.mask()).tolist() == legal
     for s in range(game.num_players):
         assert np.array_equal(eng.observe(s), game.observe(state, s))
     assert eng.to_json() == game.to_json(state)
@@ -213,7 +214,7 @@ def test_first_hand_win_is_over_at_load():
     state = game.position([hand("rK rG rM gP gP"), hand("rC wK yP")], pile(QUIET))
     eng = ENGINE(game)
     eng.load(state)
-    assert eng.current_seat() == -1 and eng.legal_actions() == [] and not any(eng.mask())
+    assert eng.current_seat() == -1 and eng.legal_actions() == [] and not eng.mask().any()
     assert eng.outcome() == game.outcome(state) and eng.outcome()["reason"] == "first_hand_win"
 
 
@@ -245,8 +246,9 @@ def test_observations_are_fresh_writable_arrays():
     first[:] = 99
     assert np.array_equal(eng.observe(seat), want)
     mask = eng.mask()
-    mask[:] = b"\x00" * len(mask)
-    assert any(eng.mask())
+    assert mask.dtype == np.int8 and mask.flags.writeable
+    mask[:] = 0
+    assert eng.mask().any()
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -269,12 +271,32 @@ def test_engine_deal_is_new_state(n, first_player):
     assert quans  # the deal's Quan path was among them
 
 
-def test_meld_that_is_not_legal_raises():
+@pytest.mark.parametrize("bad", [1, PASS, DISCARD0 + 5, -1, 46, True, 2.0, "hit", None])
+def test_illegal_apply_raises_and_changes_nothing(bad):
     game = TuSacGame(num_players=2)
     state = game.position([hand("rC wK"), hand("yC yC yR yN gP")], pile(QUIET))
     eng = ENGINE(game)
     eng.load(state)
-    eng.apply(DISCARD0 + 4)  # red cannon: seat 1 holds no red cannon, so no pair meld
-    assert 1 not in eng.legal_actions()
+    eng.apply(np.int64(DISCARD0 + 4))  # red cannon (a numpy integer is an action too)
+    # seat 1 must meld (it holds no red cannon: no pair) or hit; it cannot pass or discard
+    assert eng.legal_actions() == [HIT]
+    before = eng.to_json()
     with pytest.raises(ValueError, match="not legal"):
-        eng.apply(1)
+        eng.apply(bad)
+    assert eng.to_json() == before
+
+
+def test_no_action_is_legal_once_over():
+    game = TuSacGame(num_players=2)
+    eng = ENGINE(game)
+    eng.load(game.position([hand("rK rG rM gP gP"), hand("rC wK yP")], pile(QUIET)))
+    for a in range(game.num_actions):
+        with pytest.raises(ValueError):
+            eng.apply(a)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_env_on_the_engine_plays_the_rules_layers_games(n):
+    steps = check_env_engine_matches_rules(lambda **kw: env(num_players=n, first_player="random", **kw),
+                                           range(6))
+    assert steps > 100
