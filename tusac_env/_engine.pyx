@@ -984,18 +984,10 @@ cdef class Engine:
         self.worst_ok = False
 
     # ------------------------------------------------------------ game end (the rules layer's code)
-    cdef object _plain_state(self):
-        """A rules-layer state of the plain fields (no caches: they are not needed by
-        the scoring and outcome code this feeds)."""
-        d = self.to_json()
-        kw = {k: d[k] for k in self.game._FIELDS}
-        kw["events"] = []
-        return TuSacState(**kw)
-
     cdef object _score_state(self):
         """A rules-layer state holding what :mod:`tusac_env.scoring` reads: the public set
         kinds (their cards are left out), the draw pile, the penalty test and the caches
-        set by :meth:`_finish_win` (cheaper than :meth:`_plain_state`: this runs every game)."""
+        set by :meth:`_finish_win` (this runs every game: no more than the scoring reads)."""
         cdef int s, i
         st = TuSacState(num_players=self.n, first=self.first, private=[],
                         public=[[[_KIND_NAMES[self.pub_kind[s][i]], []] for i in range(self.pub_n[s])]
@@ -1044,8 +1036,14 @@ cdef class Engine:
         return False
 
     def outcome(self):
-        """``game.outcome`` of the engine's state."""
-        return self.game.outcome(self._plain_state())
+        """``game.outcome`` of the engine's state (on a state holding the fields it reads:
+        the env asks for it at the end of every game)."""
+        st = TuSacState(num_players=self.n, first=self.first, private=[], public=[], dead=[], draw=[],
+                        current=self.current, phase=self.phase, winner=self.winner, result=self.result,
+                        win_card=self.win_card, win_how=self.win_how, win_from=self.win_from,
+                        value=self.value, amount=self.amount, penalized=self.penalized,
+                        payments=[list(p) for p in self.payments], returns=list(self.returns))
+        return self.game.outcome(st)
 
     def to_json(self):
         """``game.to_json`` of the engine's state (plain JSON-able data)."""
