@@ -226,7 +226,6 @@ cdef class Engine:
     cdef object config
     cdef int n
     cdef int first
-    cdef bint loaded
     # observation layout (per seat segment of obs_size bytes)
     cdef int obs_size
     cdef int o_khap, o_sizes, o_khc, o_pub, o_kinds, o_dead, o_active, o_from, o_how, o_passed
@@ -306,7 +305,6 @@ cdef class Engine:
                 self.rel[s][v] = (s - v) % n
         self.obs_dims[0] = lay.size
         self.mask_dims[0] = NUM_ACTIONS
-        self.loaded = False
         self.events = []
         self.result = ""
         self.payments = []
@@ -316,7 +314,7 @@ cdef class Engine:
     def load(self, state):
         """Copy the rules-layer ``state`` in (it is neither kept nor changed)."""
         cdef int n = self.n
-        cdef int s, t, i, j, k
+        cdef int s, t, i, j
         if state.num_players != n:
             raise ValueError(f"state has {state.num_players} players, the engine {n}")
         self.first = state.first
@@ -369,7 +367,6 @@ cdef class Engine:
         # (meld events hold a list: copied, so nothing of the state is shared)
         self.events = [tuple([list(x) if type(x) is list else x for x in e]) for e in state.events]
         self._rebuild()
-        self.loaded = True
 
     def deal(self, rng):
         """Shuffle and deal a new game from ``rng``: the state ``game.new_state(rng)`` makes
@@ -437,7 +434,6 @@ cdef class Engine:
         self._build_obs()
         self.current = first
         self.phase = PH_DISCARD
-        self.loaded = True
         if self.trash[first] == 0:
             self._finish_win(first, -1, 0, -1)
 
@@ -584,7 +580,7 @@ cdef class Engine:
 
     cdef void _put_public(self, int s, int ki, int *cards, int ncards):
         """Append a sorted set to ``s``'s public block, as :func:`tusac_env.melds.put_public`."""
-        cdef int i, j, t, v, row, size = self.obs_size
+        cdef int j, t, v, row, size = self.obs_size
         cdef int p = self.pub_n[s]
         if p >= MAXSETS:
             raise OverflowError("public block overflow")
@@ -760,7 +756,6 @@ cdef class Engine:
         Raises:
             ValueError: ``action`` is not legal now (nothing changes).
         """
-        cdef int cur = self.current, t, old, a, k, code, after, idx, how, src, nxt
         if not (type(action) is int and 0 <= action < NUM_ACTIONS and (self._legal() >> action) & 1):
             self._illegal(action)
         return self._apply(action)
@@ -988,7 +983,6 @@ cdef class Engine:
         """A rules-layer state holding what :mod:`tusac_env.scoring` reads: the public set
         kinds (their cards are left out), the draw pile, the penalty test and the caches
         set by :meth:`_finish_win` (this runs every game: no more than the scoring reads)."""
-        cdef int s, i
         st = TuSacState(num_players=self.n, first=self.first, private=[],
                         public=[[[_KIND_NAMES[self.pub_kind[s][i]], []] for i in range(self.pub_n[s])]
                                 for s in range(self.n)],
@@ -999,7 +993,6 @@ cdef class Engine:
     cdef object _finish_win(self, int seat, int card, int how, int src):
         """End the game with ``seat`` winning: :func:`tusac_env.scoring.finish_win` on a
         state built from this one; returns the per-seat rewards."""
-        cdef int s, k
         st = self._score_state()
         st._codes = [[self.codes[s][k] for k in range(NCOMP)] for s in range(self.n)]
         st._kind_counts = [[self.kind_counts[s][k] for k in range(NKINDS)] for s in range(self.n)]
@@ -1047,7 +1040,7 @@ cdef class Engine:
 
     def to_json(self):
         """``game.to_json`` of the engine's state (plain JSON-able data)."""
-        cdef int n = self.n, s, t, i, j
+        cdef int n = self.n
         return {
             "num_players": n,
             "first": self.first,
