@@ -92,6 +92,7 @@ class SetGameEnv(AECEnv):
             raise ValueError(f"{self.game.name} has no compiled engine here (not built, or "
                              f"SETGAMES_ENGINE=0); pass engine=None or False")
         self.engine = cls(self.game) if cls is not None else None
+        self._engine_deals = hasattr(self.engine, "deal")
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -144,7 +145,14 @@ class SetGameEnv(AECEnv):
             self._seed_rng = None
             self._seed_rng_seed = seed
         self.seed_used = seed
-        self._set_state(self.game.new_state(rng_from_seed(seed)))
+        if self._engine_deals:
+            # The engine deals itself (the same draws): the rules-layer state is
+            # built only if someone reads game_state.
+            self.engine.deal(rng_from_seed(seed))
+            self._state = None
+            self._stale = True
+        else:
+            self._set_state(self.game.new_state(rng_from_seed(seed)))
         self.actions = []
         self._start_episode()
 

@@ -26,6 +26,9 @@ point against the rules layer with :func:`setgames.testing.check_engine_matches_
 - ``is_truncated()`` and ``outcome()``: as the game's, for a finished game.
 - ``to_json()``: ``game.to_json(state)`` (so ``game.from_json`` rebuilds the
   rules-layer state: the env's ``game_state`` when someone asks for it).
+- optionally ``deal(rng)``: what ``load(game.new_state(rng))`` does, drawing
+  the same numbers from ``rng``, without building the rules-layer state (where
+  the deal is a large share of a short game's cost; the env uses it on reset).
 
 Randomness after the deal (Bharg's reshuffles and later rounds) goes through
 the same Python code as the rules layer, so a seed plays the same game either way.
