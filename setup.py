@@ -7,11 +7,13 @@ the pure-Python rules layer (slower, same games).
 
 from glob import glob
 
+import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 extensions = [
-    Extension(path[:-4].replace("/", "."), [path], optional=True)
+    Extension(path[:-4].replace("/", "."), [path], optional=True, include_dirs=[numpy.get_include()],
+              define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
     for path in sorted(glob("*_env/_engine.pyx"))
 ]
 

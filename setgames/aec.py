@@ -18,6 +18,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
 
 __all__ = ["ILLEGAL_ACTION_MODES", "AgentIterable", "LeanWrapper", "SetGameEnv", "make_env"]
@@ -55,11 +56,19 @@ class SetGameEnv(AECEnv):
     """Bare AEC environment over a game's rules layer.
 
     Subclasses set ``game_class`` and ``metadata``. Keyword arguments other
-    than ``render_mode`` are the game's config and are validated by it.
+    than ``render_mode`` and ``engine`` are the game's config and are validated by it.
+
+    Where the game has a compiled engine (:mod:`setgames.engine`) the env steps
+    it, and the rules-layer state is rebuilt from it when ``game_state`` is
+    read; ``engine=False`` steps the rules layer instead (same games, slower),
+    ``engine=True`` raises when no engine is built.
 
     Attributes:
         game: the :class:`Game` (rules under this config).
-        game_state: the current rules-layer state (None before ``reset``).
+        game_state: the current rules-layer state (None before ``reset``). With
+            an engine it is a snapshot: changing it does not change the game
+            (:meth:`set_game_state` does).
+        engine: the compiled engine stepping the game, or None.
         seed_used: the seed of the current game; with :attr:`actions` it
             replays the game exactly.
         actions: action ids played so far in this game.
@@ -68,7 +77,7 @@ class SetGameEnv(AECEnv):
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "setgame"}
 
-    def __init__(self, render_mode: str | None = None, **config: Any):
+    def __init__(self, render_mode: str | None = None, engine: bool | None = None, **config: Any):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -76,6 +85,14 @@ class SetGameEnv(AECEnv):
             )
         self.render_mode = render_mode
         self.game = self.game_class(**config)
+        if engine not in (None, True, False):
+            raise ValueError(f"engine {engine!r} must be None (use one when built), True or False")
+        cls = engine_class(self.game) if engine is not False else None
+        if engine is True and cls is None:
+            raise ValueError(f"{self.game.name} has no compiled engine here (not built, or "
+                             f"SETGAMES_ENGINE=0); pass engine=None or False")
+        self.engine = cls(self.game) if cls is not None else None
+        self._engine_deals = hasattr(self.engine, "deal")
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -94,14 +111,16 @@ class SetGameEnv(AECEnv):
         # seeded reset only notes its seed (default_rng costs ~40 us here).
         self._seed_rng: np.random.Generator | None = None
         self._seed_rng_seed: int | None = None
-        self.game_state = None
+        self._state = None
+        self._stale = False  # the engine has moved on from self._state
         self.seed_used: int | None = None
         self.actions: list[int] = []
         self._no_mask = np.zeros(self._n_actions, dtype=np.int8)
         self._no_mask.flags.writeable = False
         self._zero_mask_bytes = bytes(self._n_actions)
         self._mask = self._no_mask
-        self._legal_bytes: bytes | bytearray = self._zero_mask_bytes  # the mask's bytes
+        # the mask's bytes (rules layer only: an engine tests legality itself)
+        self._legal_bytes: bytes | bytearray = self._zero_mask_bytes
         self._rewarded = False
 
     # ----------------------------------------------------------------- spaces
@@ -126,16 +145,38 @@ class SetGameEnv(AECEnv):
             self._seed_rng = None
             self._seed_rng_seed = seed
         self.seed_used = seed
-        self.game_state = self.game.new_state(rng_from_seed(seed))
+        if self._engine_deals:
+            # The engine deals itself (the same draws): the rules-layer state is
+            # built only if someone reads game_state.
+            self.engine.deal(rng_from_seed(seed))
+            self._state = None
+            self._stale = True
+        else:
+            self._set_state(self.game.new_state(rng_from_seed(seed)))
         self.actions = []
         self._start_episode()
 
     def set_game_state(self, state: Any) -> None:
         """Continue from a rules-layer state (a clone, or one loaded from JSON)."""
-        self.game_state = state
+        self._set_state(state)
         self.seed_used = None
         self.actions = []
         self._start_episode()
+
+    def _set_state(self, state: Any) -> None:
+        self._state = state
+        self._stale = False
+        if self.engine is not None:
+            self.engine.load(state)
+
+    @property
+    def game_state(self) -> Any:
+        """The rules-layer state of the game (rebuilt from the engine, when one
+        steps the game, on the first read after a step)."""
+        if self._stale:
+            self._state = self.game.from_json(self.engine.to_json())
+            self._stale = False
+        return self._state
 
     def _start_episode(self) -> None:
         self.agents = self.possible_agents[:]
@@ -149,8 +190,8 @@ class SetGameEnv(AECEnv):
 
     def _refresh(self, acted: str | None) -> None:
         """Point ``agent_selection`` and the mask at whoever acts next."""
-        game, state = self.game, self.game_state
-        seat = game.current_seat(state)
+        game, state, eng = self.game, self._state, self.engine
+        seat = game.current_seat(state) if eng is None else eng.current_seat()
         if seat >= 0:
             # A fresh writable array each step (callers may keep old masks). A
             # bytearray filled in Python and wrapped costs about half of
@@ -158,20 +199,25 @@ class SetGameEnv(AECEnv):
             # itself is step()'s legality test (indexing it is 3x cheaper than
             # indexing the array). Caching masks by legal set was measured and
             # dropped: half the legal sets of a game are new, and a miss costs more.
-            buf = bytearray(self._zero_mask_bytes)
-            for a in game.legal_actions(state):
-                buf[a] = 1
-            mask = _frombuffer(buf, _INT8)
+            if eng is None:
+                buf = bytearray(self._zero_mask_bytes)
+                for a in game.legal_actions(state):
+                    buf[a] = 1
+                mask = _frombuffer(buf, _INT8)
+                self._legal_bytes = buf
+            else:
+                mask = eng.mask()
             self._mask = mask
-            self._legal_bytes = buf
             agent = self.possible_agents[seat]
             if acted is not None and acted != agent:
                 self.infos[acted] = {"action_mask": self._no_mask}
             self.infos[agent] = {"action_mask": mask}
             self.agent_selection = agent
             return
-        truncated = game.is_truncated(state)
-        outcome = game.outcome(state)
+        if eng is None:
+            truncated, outcome = game.is_truncated(state), game.outcome(state)
+        else:
+            truncated, outcome = eng.is_truncated(), eng.outcome()
         self._mask = self._no_mask
         self._legal_bytes = self._zero_mask_bytes
         for a in self.agents:
@@ -195,11 +241,33 @@ class SetGameEnv(AECEnv):
                 a = int(action)
             except (TypeError, ValueError):
                 raise IllegalActionError(f"action {action!r} is not an integer action id") from None
-        if not 0 <= a < self._n_actions or not self._legal_bytes[a]:
-            self.game.check_action(self.game_state, a)  # raises with the legal list
+        eng = self.engine
+        if eng is None:
+            if not 0 <= a < self._n_actions or not self._legal_bytes[a]:
+                self.game.check_action(self._state, a)  # raises with the legal list
+            game, state = self.game, self._state
+            rewards = game.apply(state, a)
+            seat = game.current_seat(state)
+            if seat >= 0:
+                buf = bytearray(self._zero_mask_bytes)
+                for x in game.legal_actions(state):
+                    buf[x] = 1
+                mask = _frombuffer(buf, _INT8)
+                self._legal_bytes = buf
+        else:
+            # The engine tests legality itself (in C, nothing to look up here) and
+            # raises ValueError on an illegal action, changing nothing; the rules
+            # layer then words the error.
+            try:
+                rewards = eng.apply(a)
+            except ValueError:
+                self.game.check_action(self.game_state, a)
+                raise
+            self._stale = True
+            seat = eng.current_seat()
+            if seat >= 0:
+                mask = eng.mask()
         self._cumulative_rewards[agent] = 0.0
-        game, state = self.game, self.game_state
-        rewards = game.apply(state, a)
         self.actions.append(a)
         if rewards is not None:
             self.rewards = {x: float(rewards[self._seat_of[x]]) for x in self.agents}
@@ -207,14 +275,9 @@ class SetGameEnv(AECEnv):
         elif self._rewarded:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewarded = False
-        seat = game.current_seat(state)
         if seat >= 0:
             # _refresh's live branch, inlined: this is the hottest path of every env.
-            buf = bytearray(self._zero_mask_bytes)
-            for x in game.legal_actions(state):
-                buf[x] = 1
-            mask = self._mask = _frombuffer(buf, _INT8)
-            self._legal_bytes = buf
+            self._mask = mask
             nxt = self.possible_agents[seat]
             infos = self.infos
             if nxt != agent:
@@ -228,7 +291,11 @@ class SetGameEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation and action mask (all zeros unless it is to act)."""
-        out = self.game.observe(self.game_state, self._seat_of[agent])
+        eng = self.engine
+        if eng is None:
+            out = self.game.observe(self._state, self._seat_of[agent])
+        else:
+            out = eng.observe(self._seat_of[agent])
         mask = self._mask if agent == self.agent_selection else self._no_mask.copy()
         return {"observation": out, "action_mask": mask}
 
@@ -238,8 +305,9 @@ class SetGameEnv(AECEnv):
         agent = self.agent_selection
         obs = None
         if observe:
-            obs = {"observation": self.game.observe(self.game_state, self._seat_of[agent]),
-                   "action_mask": self._mask}
+            eng = self.engine
+            obs = {"observation": self.game.observe(self._state, self._seat_of[agent]) if eng is None
+                   else eng.observe(self._seat_of[agent]), "action_mask": self._mask}
         return (obs, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 
@@ -386,7 +454,7 @@ class LeanWrapper(BaseWrapper):
             raise ValueError(f"action {action!r} is not an integer action id") from None
         if not 0 <= a < self._n:
             raise ValueError(f"action {a} is outside the action space Discrete({self._n})")
-        if base._legal_bytes[a] or self._illegal_action == "raise":
+        if self._illegal_action == "raise" or base._mask[a]:
             base.step(a)
             return
         self._terminate_illegal(agent, a)

@@ -14,17 +14,21 @@ point against the rules layer with :func:`setgames.testing.check_engine_matches_
 - ``Engine(game)``: an engine for the game's config (``game.config``), no state yet.
 - ``load(state)``: copy a rules-layer state in (any point of a game; the state
   is not kept or changed).
-- ``apply(action)``: play a *legal* action (the env checks legality first);
-  returns what ``game.apply`` returns (per-seat rewards on the step that ends
-  the game or a round, else None).
+- ``apply(action)``: play ``action``; returns what ``game.apply`` returns
+  (per-seat rewards on the step that ends the game or a round, else None).
+  An illegal or out-of-range action raises ``ValueError`` and changes nothing
+  (the env relies on it: it does no legality test of its own on this path).
 - ``current_seat()``: ``game.current_seat(state)``.
 - ``legal_actions()``: ``game.legal_actions(state)`` (a new sorted list).
-- ``mask()``: a new ``bytearray`` of ``game.num_actions`` bytes, 1 at the
-  legal actions.
+- ``mask()``: a new writable int8 ndarray of ``game.num_actions``, 1 at the
+  legal actions (made through numpy's C API: ``np.frombuffer`` costs 3x more).
 - ``observe(seat)``: a new writable int8 ndarray equal to ``game.observe(state, seat)``.
 - ``is_truncated()`` and ``outcome()``: as the game's, for a finished game.
 - ``to_json()``: ``game.to_json(state)`` (so ``game.from_json`` rebuilds the
   rules-layer state: the env's ``game_state`` when someone asks for it).
+- optionally ``deal(rng)``: what ``load(game.new_state(rng))`` does, drawing
+  the same numbers from ``rng``, without building the rules-layer state (where
+  the deal is a large share of a short game's cost; the env uses it on reset).
 
 Randomness after the deal (Bharg's reshuffles and later rounds) goes through
 the same Python code as the rules layer, so a seed plays the same game either way.

@@ -20,6 +20,7 @@ from setgames.game import Game, rng_from_seed
 
 __all__ = [
     "check_engine_matches_rules",
+    "check_env_engine_matches_rules",
     "check_env_mask_matches_rules",
     "check_random_play",
     "game_fingerprint",
@@ -173,8 +174,9 @@ def _engine_agrees(game: Game, state: Any, eng: Any, where: str) -> list[int]:
     assert eng.current_seat() == seat, f"{where}: seat {eng.current_seat()} != {seat}"
     assert eng.legal_actions() == legal, f"{where}: legal {eng.legal_actions()} != {legal}"
     mask = eng.mask()
-    assert type(mask) is bytearray and len(mask) == game.num_actions, f"{where}: mask type/size"
-    assert [i for i, b in enumerate(mask) if b] == legal and set(mask) <= {0, 1}, f"{where}: mask"
+    assert type(mask) is np.ndarray and mask.dtype == np.int8 and mask.shape == (game.num_actions,)
+    assert mask.flags.writeable and mask is not eng.mask(), f"{where}: mask not fresh and writable"
+    assert np.flatnonzero(mask).tolist() == legal and set(mask.tolist()) <= {0, 1}, f"{where}: mask"
     for s in range(game.num_players):
         want = game.observe(state, s)
         got = eng.observe(s)
@@ -211,6 +213,7 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
     cls = engine_cls or engine_class(game)
     if cls is None:
         raise AssertionError(f"{game.name}: no compiled engine to check")
+    legal_now = game.legal_actions
     steps = 0
     for seed in seeds:
         state = game.new_state(rng_from_seed(seed))
@@ -232,9 +235,64 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
             if n % reload_every == 0:
                 eng = cls(game)
                 eng.load(game.from_json(game.to_json(state)))
+                now = set(legal_now(state))
+                wrong = [*[x for x in range(game.num_actions) if x not in now][:1], -1, game.num_actions]
+                before = eng.to_json()
+                for bad in wrong:
+                    try:
+                        eng.apply(bad)
+                    except ValueError:
+                        pass
+                    else:
+                        raise AssertionError(f"seed {seed} step {n}: apply({bad}) (illegal) did not raise")
+                assert eng.to_json() == before, f"seed {seed} step {n}: an illegal apply changed the engine"
             if n > max_steps:
                 raise AssertionError(f"seed {seed}: no end after {max_steps} steps")
         steps += n
+    return steps
+
+
+def _same_info(x: dict, y: dict) -> bool:
+    return x.keys() == y.keys() and all(
+        np.array_equal(x[k], y[k]) if isinstance(x[k], np.ndarray) else x[k] == y[k] for k in x)
+
+
+def check_env_engine_matches_rules(make_env: Callable[..., Any], seeds: range | list[int],
+                                   state_every: int = 9) -> int:
+    """The same env stepped by its compiled engine (``make_env(engine=True)``)
+    and by the rules layer (``make_env(engine=False)``) in lockstep on random
+    legal play: every ``last()``, ``rewards``, termination, truncation and info
+    must be equal, and every ``state_every`` steps the engine env's ``game_state``
+    must be the rules env's. Returns the number of steps checked."""
+    fast, ref = make_env(engine=True), make_env(engine=False)
+    assert fast.unwrapped.engine is not None and ref.unwrapped.engine is None
+    game = ref.unwrapped.game
+    steps = 0
+    for seed in seeds:
+        fast.reset(seed=seed)
+        ref.reset(seed=seed)
+        pick = random.Random(seed)
+        for agent in ref.agent_iter():
+            assert fast.agent_selection == agent, f"seed {seed} step {steps}: agent"
+            got, want = fast.last(), ref.last()
+            where = f"seed {seed} step {steps} ({agent})"
+            for key in ("observation", "action_mask"):
+                assert np.array_equal(got[0][key], want[0][key]), f"{where}: {key}"
+            assert got[1:4] == want[1:4], f"{where}: reward/termination/truncation"
+            assert _same_info(got[4], want[4]), f"{where}: info"
+            assert fast.rewards == ref.rewards and fast._cumulative_rewards == ref._cumulative_rewards
+            if steps % state_every == 0:
+                assert game.to_json(fast.unwrapped.game_state) == game.to_json(ref.unwrapped.game_state)
+            if want[2] or want[3]:
+                action = None
+            else:
+                legal = np.flatnonzero(want[0]["action_mask"]).tolist()
+                action = legal[int(pick.random() * len(legal))]
+            fast.step(action)
+            ref.step(action)
+            steps += 1
+        assert not fast.agents
+        assert game.to_json(fast.unwrapped.game_state) == game.to_json(ref.unwrapped.game_state)
     return steps
 
 

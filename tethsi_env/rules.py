@@ -201,6 +201,7 @@ class TetHsiGame(Game[TetHsiState]):
 
     name = "tethsi"
     env_name = "tethsi_v0"
+    engine_module = "tethsi_env._engine"
     version = 0
 
     def __init__(self, first_player: int | str = 0):

@@ -29,8 +29,10 @@ class raw_env(SetGameEnv):
 
     def _start_episode(self) -> None:
         super()._start_episode()
-        # The first player can win on the dealt hand: pay out at once.
-        if self.game.is_over(self.game_state):
+        # The first player can win on the dealt hand: pay out at once. (Asked of the
+        # engine when one steps the game: reading game_state would rebuild the state.)
+        eng = self.engine
+        if eng.current_seat() < 0 if eng is not None else self.game.is_over(self.game_state):
             rewards = self.game.returns(self.game_state)
             self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.agents)}
             self._rewarded = True

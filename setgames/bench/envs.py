@@ -21,14 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from setgames.bench.null_env import null_env_like
 from setgames.bench.sampler import LegalSampler
+from setgames.engine import engine_class
 from setgames.game import Game, rng_from_seed
 
 __all__ = [
     "GAME_CONFIGS",
     "Case",
     "aec_play",
+    "engine_play",
     "game_cases",
     "measure",
     "registry_game_cases",
@@ -92,6 +96,34 @@ def rules_play(game: Game, sampler: LegalSampler, observe: bool = False) -> Call
     return run
 
 
+def engine_play(game: Game, sampler: LegalSampler) -> Callable[[int], tuple[int, int]]:
+    """``run(seed)``: one random game on the game's compiled engine alone (the
+    deal on the rules layer, then mask, the acting seat's observation and apply
+    each step: the engine's share of an env step)."""
+    cls = engine_class(game)
+    if cls is None:
+        raise ValueError(f"{game.name} has no compiled engine built")
+    pick = sampler.from_mask
+    eng = cls(game)
+    new_state, load, seat_of, mask_of, observe, apply = (
+        game.new_state, eng.load, eng.current_seat, eng.mask, eng.observe, eng.apply)
+    fb, i8 = np.frombuffer, np.dtype(np.int8)
+
+    def run(seed: int) -> tuple[int, int]:
+        load(new_state(rng_from_seed(seed)))
+        n = 0
+        seat = seat_of()
+        while seat >= 0:
+            mask = fb(mask_of(), i8)
+            observe(seat)
+            apply(pick(mask))
+            seat = seat_of()
+            n += 1
+        return n, 1
+
+    return run
+
+
 def aec_play(env: Any, sampler: LegalSampler,
              seed_every_game: bool = True) -> Callable[[int], tuple[int, int]]:
     """``run(seed)``: one random game through the standard AEC loop
@@ -146,7 +178,9 @@ def game_cases(name: str, game_cls: type, raw_env_cls: type, env_fn: Callable[..
     lengths = [probe(10_000 + i)[0] for i in range(CALIBRATION_GAMES)]
     mean_len = max(1, round(sum(lengths) / len(lengths)))
     size = game.obs_spec.size
-    note = f"obs {size}, actions {game.num_actions}, {game.num_players} players"
+    has_engine = engine_class(game) is not None
+    note = (f"obs {size}, actions {game.num_actions}, {game.num_players} players, "
+            + ("compiled engine" if has_engine else "rules layer (no engine built)"))
     cases = [
         Case(group, "rules layer", "rules",
              lambda s, g=game: rules_play(g, LegalSampler(s)), name, config, "no observations"),
@@ -157,6 +191,12 @@ def game_cases(name: str, game_cls: type, raw_env_cls: type, env_fn: Callable[..
              lambda s: aec_play(raw_env_cls(**config), LegalSampler(s)), name, config, note),
         Case(group, "env()", "env",
              lambda s: aec_play(env_fn(**config), LegalSampler(s)), name, config, "lean wrappers"),
+        *([Case(group, "engine alone", "engine",
+                lambda s, g=game: engine_play(g, LegalSampler(s)), name, config,
+                "mask, observe, apply on the compiled engine"),
+           Case(group, "raw_env, engine=False", "raw_env_rules",
+                lambda s: aec_play(raw_env_cls(engine=False, **config), LegalSampler(s)), name, config,
+                "the same env stepping the rules layer")] if has_engine else []),
         Case(group, "null env", "null",
              lambda s: aec_play(null_env_like(raw_env_cls(**config), mean_len), LegalSampler(s)),
              name, config, f"same spaces, {mean_len} steps/game"),

@@ -160,7 +160,8 @@ def write_chart(result: dict[str, Any], path: Path) -> bool:
     except ImportError:
         return False
     colors = {"rules": "#9ecae1", "rules+obs": "#6baed6", "raw_env": "#2171b5", "env": "#08519c",
-              "null": "#bdbdbd", "null+pz_wrappers": "#969696", "peer": "#e6550d"}
+              "null": "#bdbdbd", "null+pz_wrappers": "#969696", "peer": "#e6550d",
+              "engine": "#31a354", "raw_env_rules": "#9e9ac8"}
     labels = [f"{r['group']}: {r['label']}" for r in rows]
     values = [r["steps_per_s"]["median"] for r in rows]
     lo = [v - r["steps_per_s"]["min"] for v, r in zip(values, rows, strict=True)]

@@ -258,10 +258,10 @@ def test_golden_ansi_render_of_a_scripted_game_with_claims():
     script = ["discard red cannon", "discard yellow pawn", "hit", "discard white rook", "hit",
               "pass", "meld green rook+cannon+knight", "discard yellow rook", "hit"]
     for i, label in enumerate(script):
-        assert e.agent_selection == f"player_{state.current}"
+        assert e.agent_selection == f"player_{e.game_state.current}"  # (the env's state: a snapshot)
         e.step(game.str_to_action(label))
         if i == 2:
             assert e.render() == GOLDEN_MID
     assert e.render() == GOLDEN_FINAL
-    assert game.render(state, 0) == GOLDEN_FINAL_SEAT0
+    assert game.render(e.game_state, 0) == GOLDEN_FINAL_SEAT0
     assert e.rewards == {"player_0": -20.0, "player_1": -20.0, "player_2": 36.0, "player_3": 4.0}
