@@ -20,14 +20,15 @@ Where each piece comes from (nothing about the game is derived here):
   ``fast_generator((seed, draws))`` exactly as ``BhargGame._reshuffle`` does.
 """
 
-from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
-from cpython.list cimport PyList_GET_ITEM
-from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc
 from libc.string cimport memcpy, memset
 
+cimport numpy as cnp
+
 import numpy as np
+
+cnp.import_array()
 
 from bharg_env import rules as _rules
 from setgames.cards import NUM_DECKTET as _NUM_DECKTET
@@ -192,164 +193,19 @@ cdef inline int popcount(uint64_t m) noexcept nogil:
 _EV_DRAW = [("draw", s) for s in range(3)]
 _EV_TAKE = [("take", s, c) for s in range(3) for c in range(NCARDS)]
 _EV_DISCARD = [("discard", s, c) for s in range(3) for c in range(NCARDS)]
-_INT8 = np.dtype(np.int8)
-_frombuffer = np.frombuffer
 
 
 # ----------------------------------------------------------------- fresh int8 arrays
-# An observation is a new int8 array each call, and making one costs more than
-# the rest of observe(). np.frombuffer over a new bytearray (the portable way)
-# costs 2-3x what numpy's own C constructor does, and the build has no numpy
-# headers (setup.py compiles the engines with Python's alone), so:
-#
-# - the constructor is taken from numpy's C-API table (the ``_ARRAY_API``
-#   capsule every compiled numpy extension imports; the slots of
-#   ``PyArray_Type`` and ``PyArray_New`` are fixed by numpy's ABI), and the
-#   data pointer read from the array's object layout (``PyArrayObject_fields``
-#   in numpy's ndarraytypes.h);
-# - an array this engine handed out before and that nobody holds any more is
-#   handed out again (Engine._obs_array): with only the engine's reference
-#   left, nothing can see it, so it cannot be told from a new one.
-#
-# Both are checked at import against numpy's Python view of a probe array;
-# when a check fails observe() makes each array with np.frombuffer.
-ctypedef Py_ssize_t npy_intp
-ctypedef object (*PyArrayNewFn)(void *, int, npy_intp *, int, npy_intp *, void *, int, int, void *)
-
-cdef extern from *:
-    """
-    /* numpy's PyArrayObject_fields, up to the fields read here (ndarraytypes.h). */
-    typedef struct {
-        PyObject_HEAD
-        char *data;
-        int nd;
-        Py_ssize_t *dimensions;
-        Py_ssize_t *strides;
-        PyObject *base;
-        PyObject *descr;
-        int flags;
-        PyObject *weakreflist;
-    } _bharg_np_fields;
-    #define BHARG_NP_DATA(o) (((_bharg_np_fields *)(o))->data)
-    #define BHARG_NP_DESCR(o) (((_bharg_np_fields *)(o))->descr)
-    /* True when nobody but its one holder (the engine's pool) references array o
-       and it is still the 1-D array of `size` int8 it was made as: no view, weak
-       reference, reshape, retype or change of flags. Off without the GIL, where
-       reference counts are not read this simply. */
-    static inline int bharg_np_reusable(PyObject *o, void *type, PyObject *descr, int flags,
-                                        Py_ssize_t size) {
-    #ifdef Py_GIL_DISABLED
-        return 0;
-    #else
-        _bharg_np_fields *f = (_bharg_np_fields *)o;
-        return Py_TYPE(o) == (PyTypeObject *)type && Py_REFCNT(o) == 1
-            && f->nd == 1 && f->dimensions[0] == size && f->strides[0] == 1 && f->base == NULL
-            && f->descr == descr && f->flags == flags && f->weakreflist == NULL;
-    #endif
-    }
-    """
-    char *BHARG_NP_DATA(object o)
-    void *BHARG_NP_DESCR(object o)
-    bint bharg_np_reusable(void *o, void *type, void *descr, int flags, Py_ssize_t size)
-
-cdef enum:
-    NPY_INT8_NUM = 1  # NPY_BYTE, numpy's type number of int8
-cdef PyArrayNewFn ARRAY_NEW = NULL
-cdef void *ARRAY_TYPE = NULL
-# Recycling observation arrays (see Engine._obs_array): the int8 descr and the
-# flags of a new array, and whether the layout checks at import passed.
-cdef enum:
-    POOL = 4
-cdef void *INT8_DESCR = NULL
-cdef int NEW_FLAGS = 0
-cdef bint RECYCLE = False
+cdef cnp.npy_intp OBS_DIMS[1]
+cdef cnp.npy_intp MASK_DIMS[1]
+OBS_DIMS[0] = OBS_SIZE
+MASK_DIMS[0] = NUM_ACTIONS
 
 
-cdef object _new_int8(char *src, int size):
-    """A new writable int8 array of ``size`` bytes copied from ``src``."""
-    cdef npy_intp dims[1]
-    if ARRAY_NEW is NULL:
-        return _frombuffer(PyByteArray_FromStringAndSize(src, size), _INT8)
-    dims[0] = size
-    arr = ARRAY_NEW(ARRAY_TYPE, 1, dims, NPY_INT8_NUM, NULL, NULL, 0, 0, NULL)
-    memcpy(BHARG_NP_DATA(arr), src, size)
-    return arr
-
-
-cdef void _find_array_new() except *:
-    """Take numpy's array constructor from its C-API table if it passes the checks."""
-    global ARRAY_NEW, ARRAY_TYPE
-    cdef void **api
-    cdef char probe[3]
-    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
-        try:
-            mod = __import__(name, fromlist=["_ARRAY_API"])
-            api = <void **> PyCapsule_GetPointer(mod._ARRAY_API, NULL)
-            break
-        except Exception:
-            api = NULL
-    if api is NULL:
-        return
-    ARRAY_NEW, ARRAY_TYPE = <PyArrayNewFn> api[93], api[2]
-    probe[0], probe[1], probe[2] = 5, -7, 127
-    try:
-        arr = _new_int8(probe, 3)
-        ok = (type(arr) is np.ndarray and arr.dtype == _INT8 and arr.shape == (3,) and arr.flags.writeable
-              and arr.flags.c_contiguous and arr.__array_interface__["data"][0] == <size_t> BHARG_NP_DATA(arr)
-              and arr.tolist() == [5, -7, 127])
-    except Exception:
-        ok = False
-    if not ok:
-        ARRAY_NEW, ARRAY_TYPE = NULL, NULL
-        return
-    arr = None
-    try:
-        _check_recycling()
-    except Exception:
-        pass  # RECYCLE stays False
-
-
-cdef bint _pooled_reusable(list box, int i, int size):
-    """bharg_np_reusable of ``box[i]``, held by ``box`` alone when reusable."""
-    return bharg_np_reusable(<void *> PyList_GET_ITEM(box, i), ARRAY_TYPE, INT8_DESCR, NEW_FLAGS, size)
-
-
-cdef void _check_recycling() except *:
-    """Allow recycling when the array fields bharg_np_reusable reads behave as numpy's
-    Python view of an array says: a probe array held by a list alone passes, and
-    fails while a view, a weak reference or another reference holds it, or while
-    frozen or reshaped."""
-    global INT8_DESCR, NEW_FLAGS, RECYCLE
-    import weakref
-    cdef char probe[3]
-    memset(probe, 0, 3)
-    box = [_new_int8(probe, 3)]
-    descr = box[0].dtype
-    if descr is not _INT8 or BHARG_NP_DESCR(box[0]) != <void *> descr:
-        return
-    INT8_DESCR, NEW_FLAGS = <void *> descr, box[0].flags.num
-    ok = _pooled_reusable(box, 0, 3) and not _pooled_reusable(box, 0, 4)
-    v = box[0][1:]
-    ok = ok and not _pooled_reusable(box, 0, 3)
-    v = weakref.ref(box[0])
-    ok = ok and not _pooled_reusable(box, 0, 3)
-    v = box[0]
-    ok = ok and not _pooled_reusable(box, 0, 3)
-    v = None
-    ok = ok and _pooled_reusable(box, 0, 3)
-    box[0].flags.writeable = False
-    ok = ok and not _pooled_reusable(box, 0, 3)
-    box[0].flags.writeable = True
-    box[0].shape = (3, 1)
-    ok = ok and not _pooled_reusable(box, 0, 3)
-    box[0].shape = (3,)
-    RECYCLE = ok and _pooled_reusable(box, 0, 3)
-
-
-_find_array_new()
-# What observe() runs on (tests look): numpy's C constructor, and recycling.
-FAST_ARRAYS = ARRAY_NEW is not NULL
-RECYCLING = RECYCLE
+cdef inline object _new_int8(cnp.npy_intp *dims):
+    """A new writable int8 array of shape ``dims`` (numpy's C constructor: a third of
+    what np.frombuffer over a new bytearray costs, which is more than the rest of observe)."""
+    return cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT8, 0)
 
 
 cdef class Engine:
@@ -388,8 +244,6 @@ cdef class Engine:
     cdef list round_points
     cdef list events
     cdef list ev_draw, ev_take, ev_discard
-    cdef list pool              # observation arrays handed out, to recycle (_obs_array)
-    cdef int pool_next
 
     def __init__(self, game):
         """An engine for ``game`` (a :class:`~bharg_env.rules.BhargGame`); no state until ``load``."""
@@ -400,8 +254,6 @@ cdef class Engine:
         self.target = -1 if t is None else t
         self.zero_rewards = (0.0,) * self.n
         self.ev_draw, self.ev_take, self.ev_discard = _EV_DRAW, _EV_TAKE, _EV_DISCARD
-        self.pool = [None] * POOL
-        self.pool_next = 0
         self.phase = PH_OVER
         self.events = []
         self.round_points = []
@@ -531,9 +383,9 @@ cdef class Engine:
         return out
 
     def mask(self):
-        """A new bytearray of ``num_actions`` bytes, 1 at the legal actions."""
-        cdef bytearray out = PyByteArray_FromStringAndSize(NULL, NUM_ACTIONS)
-        cdef char *b = PyByteArray_AS_STRING(out)
+        """A new writable int8 array of ``num_actions``, 1 at the legal actions."""
+        out = _new_int8(MASK_DIMS)
+        cdef char *b = <char *> cnp.PyArray_DATA(out)
         cdef uint64_t h
         memset(b, 0, NUM_ACTIONS)
         if self.phase == PH_DISCARD:
@@ -593,24 +445,8 @@ cdef class Engine:
                 buf[O_SCORES + j] = x if x < self.target else self.target
         x = self.max_turns - self.turn
         buf[O_TURNS] = x if x < 127 else 127
-        return self._obs_array(buf)
-
-    cdef object _obs_array(self, char *src):
-        """A fresh observation array holding ``src``: one this engine handed out
-        before and that nobody holds any more, when there is one (see
-        bharg_np_reusable: such an array cannot be told from a new one, and a
-        new numpy array costs more than the rest of observe), else a new one."""
-        cdef int i
-        if RECYCLE:
-            for i in range(POOL):
-                if _pooled_reusable(self.pool, i, OBS_SIZE):
-                    arr = self.pool[i]
-                    memcpy(BHARG_NP_DATA(arr), src, OBS_SIZE)
-                    return arr
-        arr = _new_int8(src, OBS_SIZE)
-        if RECYCLE:
-            self.pool[self.pool_next] = arr
-            self.pool_next = (self.pool_next + 1) % POOL
+        arr = _new_int8(OBS_DIMS)
+        memcpy(cnp.PyArray_DATA(arr), buf, OBS_SIZE)
         return arr
 
     # ------------------------------------------------------------- play
