@@ -193,20 +193,8 @@ class SetGameEnv(AECEnv):
         game, state, eng = self.game, self._state, self.engine
         seat = game.current_seat(state) if eng is None else eng.current_seat()
         if seat >= 0:
-            # A fresh writable array each step (callers may keep old masks). A
-            # bytearray filled in Python and wrapped costs about half of
-            # np.zeros plus a fancy-index write of a Python list; the bytearray
-            # itself is step()'s legality test (indexing it is 3x cheaper than
-            # indexing the array). Caching masks by legal set was measured and
-            # dropped: half the legal sets of a game are new, and a miss costs more.
-            if eng is None:
-                buf = bytearray(self._zero_mask_bytes)
-                for a in game.legal_actions(state):
-                    buf[a] = 1
-                mask = _frombuffer(buf, _INT8)
-                self._legal_bytes = buf
-            else:
-                mask = eng.mask()
+            # A fresh writable array each step (callers may keep old masks).
+            mask = self._rules_mask() if eng is None else eng.mask()
             self._mask = mask
             agent = self.possible_agents[seat]
             if acted is not None and acted != agent:
@@ -227,6 +215,21 @@ class SetGameEnv(AECEnv):
                 self.terminations[a] = True
             self.infos[a] = {"action_mask": self._no_mask, **outcome}
         self.agent_selection = acted if acted is not None else self.agents[0]
+
+    def _rules_mask(self) -> np.ndarray:
+        """The rules layer's legal actions as a fresh mask; its bytes are kept as
+        ``_legal_bytes`` for step()'s legality test.
+
+        A bytearray filled in Python and wrapped costs about half of np.zeros
+        plus a fancy-index write of a Python list, and indexing it is 3x cheaper
+        than indexing the array. Caching masks by legal set was measured and
+        dropped: half the legal sets of a game are new, and a miss costs more.
+        """
+        buf = bytearray(self._zero_mask_bytes)
+        for a in self.game.legal_actions(self._state):
+            buf[a] = 1
+        self._legal_bytes = buf
+        return _frombuffer(buf, _INT8)
 
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done)."""
@@ -249,11 +252,7 @@ class SetGameEnv(AECEnv):
             rewards = game.apply(state, a)
             seat = game.current_seat(state)
             if seat >= 0:
-                buf = bytearray(self._zero_mask_bytes)
-                for x in game.legal_actions(state):
-                    buf[x] = 1
-                mask = _frombuffer(buf, _INT8)
-                self._legal_bytes = buf
+                mask = self._rules_mask()
         else:
             # The engine tests legality itself (in C, nothing to look up here) and
             # raises ValueError on an illegal action, changing nothing; the rules

@@ -333,9 +333,10 @@ cdef class Engine:
 
     def legal_actions(self):
         """Legal action ids, ascending (a new list)."""
-        cdef u64 c, hand, rest, ys
-        cdef int x, r, phase = self.phase
+        cdef u64 c
+        cdef int x, a, phase = self.phase
         cdef list out
+        cdef char m[MAX_ACTIONS]
         if phase == PH_DISCARD:
             # As the rules layer: the lowest center card, then the highest of the rest.
             c = self.center
@@ -344,30 +345,18 @@ cdef class Engine:
             x = ctz64(c)
             c &= c - 1
             return [x, 63 - clz64(c) if c else -1]
-        hand = self.concealed[self.seat] | self.front[self.seat]
+        # The other phases list what _fill_mask marks (one walk over the sets), in id order.
+        memset(m, 0, N_ACTIONS)
+        self._fill_mask(m)
         out = []
-        if phase == PH_CHOOSE:
-            out.append(A_TAKE)
-            out.append(A_NOTHING)
-            r = self.remaining
-            # x ascending, then y ascending: set ids grow with (x, y), so `out` comes out sorted.
-            rest = hand & FIRST_MASK[r]
-            while rest:
-                x = ctz64(rest)
-                rest &= rest - 1
-                ys = ABOVE[r][x] & hand
-                while ys:
-                    out.append(PAIR_ID[x][ctz64(ys)])
-                    ys &= ys - 1
-        elif phase == PH_PLAY:
-            while hand:
-                out.append(A_PLAY_START + ctz64(hand))
-                hand &= hand - 1
+        for a in range(N_ACTIONS):
+            if m[a]:
+                out.append(a)
         return out
 
     cdef void _fill_mask(self, char *m) noexcept:
         """Set the legal actions' bytes of the zeroed ``N_ACTIONS`` bytes at ``m``
-        (the same walk as :meth:`legal_actions`)."""
+        (:meth:`legal_actions` lists them)."""
         cdef u64 c, hand, rest, ys
         cdef int x, r, phase = self.phase
         if phase == PH_DISCARD:

@@ -344,14 +344,17 @@ def run_arena(
     writer = records_writer(out_dir / RECORDS_FILE) if out_dir is not None else None
     try:
         for task, res in _execute(tasks, specs, int(workers)):
-            played.append((task, res))
-            if writer is not None:
-                writer.write(make_record(
-                    game=task.game_name, version=res["version"], config=res["config"],
-                    seed=task.deal_seed, actions=res["actions"],
-                    seats=[specs[b].label for b in task.seat_bots], outcome=res["outcome"],
-                    returns=res["returns"],
-                ))
+            # A game counts once it is both kept and recorded: Ctrl-C between the
+            # two would leave results.json and records.jsonl a game apart.
+            with _sigint_deferred():
+                played.append((task, res))
+                if writer is not None:
+                    writer.write(make_record(
+                        game=task.game_name, version=res["version"], config=res["config"],
+                        seed=task.deal_seed, actions=res["actions"],
+                        seats=[specs[b].label for b in task.seat_bots], outcome=res["outcome"],
+                        returns=res["returns"],
+                    ))
             bar.update(len(played))
     except KeyboardInterrupt:
         interrupted = True
@@ -369,6 +372,35 @@ def run_arena(
     _save(out_dir, results, timing)
     results["timing"] = timing  # wall-clock figures: shown, saved apart, never in results.json
     return results
+
+
+class _sigint_deferred:
+    """Hold back Ctrl-C (SIGINT) for the body and act on it once the body is done.
+
+    The Python-level handler is swapped, not the thread's signal mask: the
+    worker pool's threads would take a masked signal in the main thread's place.
+    Outside the main thread (where handlers cannot be set) it does nothing.
+    """
+
+    def __enter__(self) -> None:
+        self._got = False
+        try:
+            self._old = signal.signal(signal.SIGINT, self._note)
+        except ValueError:
+            self._old = None
+
+    def _note(self, signum: int, frame: Any) -> None:
+        self._got = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is None:
+            return
+        signal.signal(signal.SIGINT, self._old)
+        if self._got:
+            if callable(self._old):
+                self._old(signal.SIGINT, None)  # default_int_handler: KeyboardInterrupt
+            elif self._old == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)
 
 
 def _finish(writer: Any, bar: _Progress) -> None:

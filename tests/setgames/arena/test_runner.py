@@ -149,3 +149,17 @@ def test_bad_arena_arguments_raise_value_error(kwargs, match):
 def test_bad_game_config_raises_before_playing():
     with pytest.raises(ValueError, match="num_players 7"):
         run_arena([ArenaGame.of(MultiToyGame, num_players=7)], ["random", "random"], progress=False)
+
+
+def test_ctrl_c_inside_the_bookkeeping_of_a_game_waits_for_its_end():
+    import signal
+
+    from setgames.arena.runner import _sigint_deferred
+
+    done = []
+    with pytest.raises(KeyboardInterrupt), _sigint_deferred():
+        signal.raise_signal(signal.SIGINT)
+        done.append("kept")
+        done.append("recorded")
+    assert done == ["kept", "recorded"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
