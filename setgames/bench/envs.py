@@ -98,8 +98,9 @@ def rules_play(game: Game, sampler: LegalSampler, observe: bool = False) -> Call
 
 def engine_play(game: Game, sampler: LegalSampler) -> Callable[[int], tuple[int, int]]:
     """``run(seed)``: one random game on the game's compiled engine alone (the
-    deal on the rules layer, then mask, the acting seat's observation and apply
-    each step: the engine's share of an env step)."""
+    deal as the env makes it: the engine's own ``deal`` where it has one, else
+    the rules layer's, loaded; then mask, the acting seat's observation and
+    apply each step: the engine's share of an env step)."""
     cls = engine_class(game)
     if cls is None:
         raise ValueError(f"{game.name} has no compiled engine built")
@@ -109,8 +110,13 @@ def engine_play(game: Game, sampler: LegalSampler) -> Callable[[int], tuple[int,
         game.new_state, eng.load, eng.current_seat, eng.mask, eng.observe, eng.apply)
     fb, i8 = np.frombuffer, np.dtype(np.int8)
 
+    deal = getattr(eng, "deal", None)
+
     def run(seed: int) -> tuple[int, int]:
-        load(new_state(rng_from_seed(seed)))
+        if deal is not None:
+            deal(rng_from_seed(seed))
+        else:
+            load(new_state(rng_from_seed(seed)))
         n = 0
         seat = seat_of()
         while seat >= 0:
