@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, auto_pickle=False
 """Bharg's compiled engine: the per-step hot path of :mod:`bharg_env.rules` in C.
 
 The protocol and the reasons are in :mod:`setgames.engine`. The rules layer
@@ -31,6 +31,7 @@ import numpy as np
 cnp.import_array()
 
 from bharg_env import rules as _rules
+from setgames.engine import rebuild as _from_json_state
 from setgames.cards import NUM_DECKTET as _NUM_DECKTET
 from setgames.kernels import bharg as _kernel
 from setgames.seeding import fast_generator
@@ -340,6 +341,10 @@ cdef class Engine:
             "truncated": bool(self.truncated), "round_points": list(self.round_points),
             "events": [list(e) for e in self.events],
         }
+
+    def __reduce__(self):
+        """Copy and pickle through the rules layer's JSON (:func:`setgames.engine.rebuild`)."""
+        return _from_json_state, (type(self), type(self.game), self.game.config_dict(), self.to_json())
 
     def outcome(self):
         """``game.outcome`` of the engine's state."""

@@ -26,6 +26,8 @@ point against the rules layer with :func:`setgames.testing.check_engine_matches_
 - ``is_truncated()`` and ``outcome()``: as the game's, for a finished game.
 - ``to_json()``: ``game.to_json(state)`` (so ``game.from_json`` rebuilds the
   rules-layer state: the env's ``game_state`` when someone asks for it).
+- ``__reduce__``: through :func:`rebuild` and ``to_json`` (so an env stepping
+  an engine copies and pickles like one on the rules layer).
 - optionally ``deal(rng)``: what ``load(game.new_state(rng))`` does, drawing
   the same numbers from ``rng``, without building the rules-layer state (where
   the deal is a large share of a short game's cost; the env uses it on reset).
@@ -42,7 +44,7 @@ from typing import Any
 
 from setgames.game import Game
 
-__all__ = ["ENGINE_ENV_VAR", "engine_class"]
+__all__ = ["ENGINE_ENV_VAR", "engine_class", "rebuild"]
 
 # Set to "0" to step every env on the rules layer (a debugging switch; the
 # env's own ``engine=False`` does the same for one env).
@@ -61,3 +63,14 @@ def engine_class(game: Game) -> type | None:
         return None
     cls: Any = getattr(mod, "Engine", None)
     return cls
+
+
+def rebuild(cls: type, game_class: type[Game], config: dict[str, Any], data: dict[str, Any]) -> Any:
+    """An engine of class ``cls`` for ``game_class(**config)`` loaded with the state
+    ``data`` (``to_json`` form): what an engine's ``__reduce__`` returns, so engines
+    copy and pickle as states do, through the rules layer's JSON (the game is
+    rebuilt from its config: action layouts hold label functions pickle cannot carry)."""
+    game = game_class(**config)
+    eng = cls(game)
+    eng.load(game.from_json(data))
+    return eng

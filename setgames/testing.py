@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import random
 from collections.abc import Callable
 from typing import Any
@@ -204,8 +205,9 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
     Plays one random game per seed on both, and after every step compares the
     seat to act, the legal list and mask, every seat's observation, ``to_json``
     and each ``apply``'s return; at the end ``is_truncated`` and ``outcome``.
-    Every ``reload_every`` steps the engine is replaced by a new one loaded from
-    the rules-layer state rebuilt from JSON (``load`` at any point of a game).
+    Every ``reload_every`` steps the engine is replaced, in turn, by a new one
+    loaded from the rules-layer state rebuilt from JSON (``load`` at any point of
+    a game) and by a pickled and unpickled copy of itself.
     Returns the number of steps checked.
     """
     from setgames.engine import engine_class
@@ -233,8 +235,11 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
             assert got == want, f"seed {seed} step {n}: apply({a}) returned {got}, rules {want}"
             n += 1
             if n % reload_every == 0:
-                eng = cls(game)
-                eng.load(game.from_json(game.to_json(state)))
+                if (n // reload_every) % 2:
+                    eng = cls(game)
+                    eng.load(game.from_json(game.to_json(state)))
+                else:  # an engine copies and pickles (an env holding one deep-copies)
+                    eng = pickle.loads(pickle.dumps(eng))
                 now = set(legal_now(state))
                 wrong = [*[x for x in range(game.num_actions) if x not in now][:1], -1, game.num_actions]
                 before = eng.to_json()

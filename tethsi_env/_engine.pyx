@@ -28,6 +28,7 @@ cnp.import_array()
 
 from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
+from setgames.engine import rebuild as _from_json_state
 from tethsi_env import rules as _rules
 from tethsi_env.layout import (ACTION_ARG, ACTION_KIND, LAYOUT, NOTHING, OBS_SPEC, PAIR_ACTION, PLAY_START,
                                SET_FIRST_MASK, SET_PARTNERS_ABOVE, TAKE, ActionKind, Phase)
@@ -309,10 +310,8 @@ cdef class Engine:
         return self._game.to_json(self._state(True))
 
     def __reduce__(self):
-        """Copy and pickle through the rules layer's JSON (an env holding an engine can be
-        deep-copied as one on the rules layer can; Cython's own pickling cannot take the
-        C arrays)."""
-        return _rebuild, (self._game, self.to_json())
+        """Copy and pickle through the rules layer's JSON (:func:`setgames.engine.rebuild`)."""
+        return _from_json_state, (type(self), type(self._game), self._game.config_dict(), self.to_json())
 
     def outcome(self):
         """``game.outcome`` of the current state (meant for a finished game)."""
@@ -551,10 +550,3 @@ cdef class Engine:
         self.phase = PH_DISCARD
         self.turn += 1
         return None
-
-
-def _rebuild(game, data):
-    """An engine for ``game`` loaded with the state ``data`` (``to_json`` form): :meth:`Engine.__reduce__`."""
-    eng = Engine(game)
-    eng.load(game.from_json(data))
-    return eng

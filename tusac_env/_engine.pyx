@@ -30,6 +30,7 @@ from operator import index as _index
 
 cnp.import_array()
 
+from setgames.engine import rebuild as _from_json_state
 from setgames.cards import NUM_TUSAC_TYPES
 from setgames.kernels import tusac as _kern
 from tusac_env import claims as _claims
@@ -1031,6 +1032,10 @@ cdef class Engine:
     def is_truncated(self):
         """False: Tu Sac ends only by a win or a draw."""
         return False
+
+    def __reduce__(self):
+        """Copy and pickle through the rules layer's JSON (:func:`setgames.engine.rebuild`)."""
+        return _from_json_state, (type(self), type(self.game), self.game.config_dict(), self.to_json())
 
     def outcome(self):
         """``game.outcome`` of the engine's state (on a state holding the fields it reads:

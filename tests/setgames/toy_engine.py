@@ -5,6 +5,7 @@ compiler. ``applied`` counts the actions it played (to see the env used it)."""
 
 from __future__ import annotations
 
+from setgames.engine import rebuild
 from tests.setgames.toy_game import ToyGame
 
 
@@ -15,6 +16,9 @@ class Engine:
         self.game = game
         self.state = None
         self.applied = 0
+
+    def __reduce__(self):
+        return rebuild, (type(self), type(self.game), self.game.config_dict(), self.to_json())
 
     def load(self, state):
         self.state = self.game.from_json(self.game.to_json(state))
