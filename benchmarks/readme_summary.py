@@ -23,20 +23,23 @@ def summary(data: dict) -> str:
         f"Latest run: {m['date']} on {m['cpu']} ({m['cores']} cores), CPython {m['python']}, "
         f"`{data['settings']['command']}`; random legal play, one process.",
         "",
-        "| environment | raw_env steps/s | x null env | env() / raw_env | x OpenSpiel gin_rummy (C++, obs) |",
-        "|---|--:|--:|--:|--:|",
+        "| environment | raw_env steps/s | x null env | env() / raw_env | x OpenSpiel gin_rummy (C++, obs) "
+        "| engine=False: x null env |",
+        "|---|--:|--:|--:|--:|--:|",
     ]
     for g in GAMES:
         raw, wrapped = rows.get((g, "raw_env")), rows.get((g, "env()"))
+        rules = rows.get((g, "raw_env, engine=False"))
         if raw and wrapped:
             lines.append(
                 f"| {g} | {raw['steps_per_s']['median']:,.0f} | {raw['x_null']:.2f}x | "
-                f"{wrapped['x_raw_env']:.2f}x | {raw['x_openspiel']:.2f}x |"
+                f"{wrapped['x_raw_env']:.2f}x | {raw['x_openspiel']:.2f}x | "
+                + (f"{rules['x_null']:.2f}x |" if rules else "- |")
             )
     for label in PEERS:
         r = rows.get(("peers", label))
         if r:
-            lines.append(f"| peer: {label} | {r['steps_per_s']['median']:,.0f} | - | - | - |")
+            lines.append(f"| peer: {label} | {r['steps_per_s']['median']:,.0f} | - | - | - | - |")
     return "\n".join(lines)
 
 
