@@ -108,3 +108,22 @@ def test_bad_seeds_and_sizes_raise_value_errors():
         seed_words(1, 10_000)
     with pytest.raises(ValueError, match="dtype"):
         IntSeedSequence(1).generate_state(2, np.float64)
+
+
+def test_compiled_seed_hashing_equals_the_python_path_and_numpy():
+    from setgames import seeding
+
+    if seeding._c_words32 is None:
+        pytest.skip("setgames._seedhash is not built")
+    long_seeds = [2**2048 - 1, 2**1000 + 12345, 3**500]
+    for s in _seeds()[:800] + long_seeds:
+        for n in (1, 4, 9):
+            want = np.random.SeedSequence(s).generate_state(n).tolist()
+            assert seeding._c_words32(s, n) == want == seeding._py_seed_words(s, n), s
+        assert seeding._c_state64(s, 4).tolist() == np.random.SeedSequence(s).generate_state(
+            4, np.uint64).tolist(), s
+    # past the compiled path's 2048 bits numpy reads the seed
+    big = 2**2100 + 1
+    assert seed_words(big, 4) == np.random.SeedSequence(big).generate_state(4).tolist()
+    with pytest.raises(ValueError, match="too long"):
+        seeding._c_words32(big, 4)

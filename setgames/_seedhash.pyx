@@ -1,0 +1,103 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""numpy's ``SeedSequence`` for one non-negative int, compiled (see :mod:`setgames.seeding`).
+
+The pool mixing and output hashing of numpy's ``SeedSequence`` (pool of four
+32-bit words, no spawn key), on C 32-bit words: the pure-Python path of
+:func:`setgames.seeding.seed_words` spends ~17 us a generator in them, this
+~0.3 us. ``tests/setgames/test_seeding.py`` compares it with numpy's own
+``SeedSequence`` and with the Python path over thousands of seeds.
+"""
+
+from libc.stdint cimport uint32_t, uint64_t
+
+cimport numpy as cnp
+
+cnp.import_array()
+
+cdef enum:
+    POOL = 4
+    MAX_WORDS = 64  # entropy words read (seeds up to 2048 bits); longer ones take numpy's path
+
+cdef uint32_t INIT_A = 0x43B0D7E5
+cdef uint32_t MULT_A = 0x931E8875
+cdef uint32_t INIT_B = 0x8B51F9DD
+cdef uint32_t MULT_B = 0x58F38DED
+cdef uint32_t MIX_MULT_L = 0xCA01F9DD
+cdef uint32_t MIX_MULT_R = 0x4973F715
+cdef int XSHIFT = 16
+
+
+cdef inline uint32_t _hashmix(uint32_t value, uint32_t *hash_const) noexcept:
+    value ^= hash_const[0]
+    hash_const[0] *= MULT_A
+    value *= hash_const[0]
+    value ^= value >> XSHIFT
+    return value
+
+
+cdef inline uint32_t _mix(uint32_t x, uint32_t y) noexcept:
+    cdef uint32_t result = MIX_MULT_L * x - MIX_MULT_R * y
+    result ^= result >> XSHIFT
+    return result
+
+
+cdef int _pool(object seed, uint32_t *pool) except -1:
+    """numpy's entropy pool of the int ``seed`` (its 32-bit words, low first, at least one)."""
+    cdef uint32_t words[MAX_WORDS]
+    cdef uint32_t hash_const = INIT_A
+    cdef int n = 0, i, j
+    if seed < 0:
+        raise ValueError(f"seed {seed!r} must be non-negative")
+    while True:
+        if n == MAX_WORDS:
+            raise ValueError("seed too long for the compiled path")
+        words[n] = <uint32_t> (seed & 0xFFFFFFFF)
+        n += 1
+        seed >>= 32
+        if not seed:
+            break
+    for i in range(POOL):
+        pool[i] = _hashmix(words[i] if i < n else 0, &hash_const)
+    for i in range(POOL):
+        for j in range(POOL):
+            if i != j:
+                pool[j] = _mix(pool[j], _hashmix(pool[i], &hash_const))
+    for i in range(POOL, n):
+        for j in range(POOL):
+            pool[j] = _mix(pool[j], _hashmix(words[i], &hash_const))
+    return 0
+
+
+cdef inline uint32_t _out(uint32_t *pool, int i, uint32_t *hash_const) noexcept:
+    cdef uint32_t v = pool[i % POOL] ^ hash_const[0]
+    hash_const[0] *= MULT_B
+    v *= hash_const[0]
+    return v ^ (v >> XSHIFT)
+
+
+def seed_words32(object seed, int n_words):
+    """``np.random.SeedSequence(seed).generate_state(n_words, np.uint32)`` as a list of ints."""
+    cdef uint32_t pool[POOL]
+    cdef uint32_t hash_const = INIT_B
+    cdef int i
+    _pool(seed, pool)
+    return [_out(pool, i, &hash_const) for i in range(n_words)]
+
+
+def seed_state64(object seed, int n_words):
+    """``np.random.SeedSequence(seed).generate_state(n_words, np.uint64)``: a new uint64 array
+    (numpy's little-endian pairs of 32-bit words), what ``PCG64`` asks for."""
+    cdef uint32_t pool[POOL]
+    cdef uint32_t hash_const = INIT_B
+    cdef uint32_t lo, hi
+    cdef cnp.npy_intp dims[1]
+    cdef int i
+    _pool(seed, pool)
+    dims[0] = n_words
+    out = cnp.PyArray_EMPTY(1, dims, cnp.NPY_UINT64, 0)
+    cdef uint64_t *data = <uint64_t *> cnp.PyArray_DATA(out)
+    for i in range(n_words):
+        lo = _out(pool, 2 * i, &hash_const)
+        hi = _out(pool, 2 * i + 1, &hash_const)
+        data[i] = lo | (<uint64_t> hi << 32)
+    return out
