@@ -24,6 +24,7 @@ __all__ = [
     "check_env_engine_matches_rules",
     "check_env_mask_matches_rules",
     "check_random_play",
+    "engine_agrees",
     "game_fingerprint",
     "global_rng_untouched",
     "play_env_randomly",
@@ -167,7 +168,7 @@ def check_env_mask_matches_rules(env: Any, seed: int, max_steps: int = 5000) -> 
     raise AssertionError(f"no end after {max_steps} steps")
 
 
-def _engine_agrees(game: Game, state: Any, eng: Any, where: str) -> list[int]:
+def engine_agrees(game: Game, state: Any, eng: Any, where: str = "") -> list[int]:
     """Assert that engine ``eng`` and the rules-layer ``state`` agree on everything
     a player or a record can see; return the legal actions."""
     legal = game.legal_actions(state)
@@ -226,7 +227,7 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
         pick = random.Random(seed)
         n = 0
         while True:
-            legal = _engine_agrees(game, state, eng, f"seed {seed} step {n}")
+            legal = engine_agrees(game, state, eng, f"seed {seed} step {n}")
             if not legal:
                 break
             a = legal[int(pick.random() * len(legal))]

@@ -21,7 +21,7 @@ from bharg_env.rules import DISCARD0, DRAW_DECK, TAKE_DISCARD, BhargGame
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
 from setgames.kernels.bharg import sets_in_hand
-from setgames.testing import check_engine_matches_rules
+from setgames.testing import check_engine_matches_rules, check_env_engine_matches_rules, engine_agrees
 from tests.bharg.helpers import cards, make_state, mask
 
 Engine = engine_class(BhargGame())
@@ -116,32 +116,17 @@ def test_engine_matches_rules_many_seeds():
 
 
 # ------------------------------------------------------------- hand-built positions
-def _agree(game: BhargGame, state, eng) -> list[int]:
-    """Assert the engine and the rules-layer state agree on everything; return the legal actions."""
-    legal = game.legal_actions(state)
-    assert eng.current_seat() == game.current_seat(state)
-    assert eng.legal_actions() == legal
-    assert [i for i, b in enumerate(eng.mask()) if b] == legal
-    for s in range(game.num_players):
-        assert eng.observe(s).tolist() == game.observe(state, s).tolist(), f"seat {s}"
-    assert eng.to_json() == game.to_json(state)
-    if not legal:
-        assert eng.outcome() == game.outcome(state)
-        assert eng.is_truncated() == game.is_truncated(state)
-    return legal
-
-
 def _play_both(game: BhargGame, state, actions: list[int]) -> list:
     """Load ``state`` into an engine, play ``actions`` on both, checking after each step."""
     eng = Engine(game)
     eng.load(game.clone(state))
-    _agree(game, state, eng)
+    engine_agrees(game, state, eng)
     outs = []
     for a in actions:
         want = game.apply(state, a)
         assert eng.apply(a) == want
         outs.append(want)
-        _agree(game, state, eng)
+        engine_agrees(game, state, eng)
     return outs
 
 
@@ -168,7 +153,7 @@ def test_deck_blocked_when_reshuffle_would_be_empty():
     game = BhargGame()
     hands = [cards("6MV", "6SY", "6LK", "7ML", "8MS", "9MS", "CM"), OPP7]
     state = make_state(game, hands, [], cards("9VY"), cards("AK"))
-    assert _agree(game, state, _loaded(game, state)) == [TAKE_DISCARD]
+    assert engine_agrees(game, state, _loaded(game, state)) == [TAKE_DISCARD]
     _play_both(game, state, [TAKE_DISCARD, DISCARD0 + cards("9VY")[0]])
 
 
@@ -246,7 +231,7 @@ def test_load_at_every_phase_of_a_match():
         state = game.new_state(rng_from_seed(seed))
         pick = random.Random(seed)
         while True:
-            legal = _agree(game, state, _loaded(game, game.from_json(game.to_json(state))))
+            legal = engine_agrees(game, state, _loaded(game, game.from_json(game.to_json(state))))
             if not legal:
                 break
             game.apply(state, legal[int(pick.random() * len(legal))])
@@ -305,7 +290,7 @@ def test_illegal_actions_raise_and_change_nothing():
             with pytest.raises(ValueError, match=f"action {a} is not legal"):
                 eng.apply(a)
             assert eng.to_json() == before
-        _agree(game, state, eng)
+        engine_agrees(game, state, eng)
 
 
 def test_load_refuses_a_state_of_another_player_count():
@@ -316,7 +301,6 @@ def test_load_refuses_a_state_of_another_player_count():
 
 def test_env_on_the_engine_plays_the_rules_layers_games():
     from bharg_env import env
-    from setgames.testing import check_env_engine_matches_rules
 
     for config in ({"num_players": 2}, {"num_players": 3, "target_score": 100}):
         steps = check_env_engine_matches_rules(lambda config=config, **kw: env(**config, **kw), range(4))

@@ -20,6 +20,16 @@ class ToyEngineEnv(SetGameEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "toy_v0"}  # noqa: RUF012
 
 
+def _with_one_token_left(env, seed):
+    """``env`` reset with ``seed``, then continued from the same deal with one token left."""
+    env.reset(seed=seed)
+    base = env.unwrapped
+    state = base.game.from_json(base.game.to_json(base.game_state))
+    state.pile = 1
+    base.set_game_state(state)
+    return env
+
+
 def test_env_steps_the_engine_and_plays_the_rules_layers_games():
     steps = check_env_engine_matches_rules(lambda **kw: make_env(ToyEngineEnv, **kw), range(40))
     assert steps > 200
@@ -45,11 +55,7 @@ def test_game_state_is_a_snapshot_rebuilt_after_each_step():
 
 
 def test_set_game_state_loads_the_engine():
-    env = ToyEngineEnv()
-    env.reset(seed=2)
-    state = env.game.from_json(env.game.to_json(env.game_state))
-    state.pile = 1
-    env.set_game_state(state)
+    env = _with_one_token_left(ToyEngineEnv(), seed=2)
     assert env.engine.state.pile == 1
     assert np.flatnonzero(env.last()[0]["action_mask"]).tolist() == [0]
     env.step(0)
@@ -88,11 +94,7 @@ def test_differential_check_passes_a_faithful_engine_and_catches_a_wrong_one():
 
 
 def test_illegal_action_on_the_engine_path_raises_the_rules_layers_error_and_changes_nothing():
-    env = ToyEngineEnv()
-    env.reset(seed=0)
-    state = env.game.from_json(env.game.to_json(env.game_state))
-    state.pile = 1
-    env.set_game_state(state)
+    env = _with_one_token_left(ToyEngineEnv(), seed=0)
     with pytest.raises(ValueError, match=r"illegal action 1 \(take 2\); legal: 0 \(take 1\)"):
         env.step(1)
     with pytest.raises(ValueError, match="illegal action 5"):
@@ -101,11 +103,7 @@ def test_illegal_action_on_the_engine_path_raises_the_rules_layers_error_and_cha
 
 
 def test_terminate_option_on_the_engine_path():
-    env = make_env(ToyEngineEnv, illegal_action="terminate")
-    env.reset(seed=0)
-    state = env.unwrapped.game.from_json(env.unwrapped.game.to_json(env.unwrapped.game_state))
-    state.pile = 1
-    env.unwrapped.set_game_state(state)
+    env = _with_one_token_left(make_env(ToyEngineEnv, illegal_action="terminate"), seed=0)
     offender = env.agent_selection
     env.step(1)
     assert all(env.terminations.values()) and env._cumulative_rewards[offender] == -1.0

@@ -20,7 +20,7 @@ import pytest
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
 from setgames.kernels.tethsi import KIND_NAMES
-from setgames.testing import check_engine_matches_rules
+from setgames.testing import check_engine_matches_rules, check_env_engine_matches_rules, engine_agrees
 from tests.tethsi.positions import c, position
 from tethsi_env import raw_env
 from tethsi_env.layout import Phase
@@ -85,34 +85,16 @@ def differential(game: TetHsiGame, seeds: range) -> tuple[int, set[str]]:
     return steps, hit
 
 
-def agree(game: TetHsiGame, state, eng) -> list[int]:
-    """Assert the engine shows what the rules-layer state shows; return the legal actions."""
-    legal = game.legal_actions(state)
-    assert eng.current_seat() == game.current_seat(state)
-    assert eng.legal_actions() == legal
-    mask = eng.mask()
-    assert mask.dtype == np.int8 and mask.flags.writeable and np.array_equal(mask, game.legal_mask(state))
-    for seat in (0, 1):
-        got = eng.observe(seat)
-        assert got.dtype == np.int8 and got.flags.writeable
-        assert np.array_equal(got, game.observe(state, seat))
-    assert eng.to_json() == game.to_json(state)
-    if not legal:
-        assert eng.outcome() == game.outcome(state)
-        assert eng.is_truncated() == game.is_truncated(state)
-    return legal
-
-
 def replay(game: TetHsiGame, state, labels: list[str]) -> None:
     """Play ``labels`` on the rules layer and on an engine loaded from ``state``, comparing after each."""
     eng = ENGINE(game)
     eng.load(game.clone(state))
-    agree(game, state, eng)
+    engine_agrees(game, state, eng)
     for label in labels:
         a = game.str_to_action(label)
         game.check_action(state, a)
         assert eng.apply(a) == game.apply(state, a), label
-        agree(game, state, eng)
+        engine_agrees(game, state, eng)
 
 
 # ------------------------------------------------------------------ protocol
@@ -206,7 +188,7 @@ def test_finished_states_load_into_the_engine():
             game.apply(state, legal[int(pick.random() * len(legal))])
         eng = ENGINE(game)
         eng.load(game.from_json(game.to_json(state)))
-        assert agree(game, state, eng) == []
+        assert engine_agrees(game, state, eng) == []
 
 
 # ------------------------------------------------------------------ protocol details
@@ -344,7 +326,6 @@ def test_apply_raises_on_every_illegal_action_and_changes_nothing():
 
 
 def test_env_on_the_engine_plays_the_rules_layers_games():
-    from setgames.testing import check_env_engine_matches_rules
     from tethsi_env import env
 
     for first_player in (0, 1, "random"):

@@ -19,7 +19,7 @@ import pytest
 
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
-from setgames.testing import check_engine_matches_rules, check_env_engine_matches_rules
+from setgames.testing import check_engine_matches_rules, check_env_engine_matches_rules, engine_agrees
 from tests.tusac.helpers import hand, pile
 from tusac_env.claims import _is_waiting
 from tusac_env.env import env
@@ -144,26 +144,12 @@ def test_engine_matches_rules_many_games():
 
 # ----------------------------------------------------------------- hand-built positions
 
-def _agree(game: TuSacGame, state, eng) -> list[int]:
-    """Engine and rules agree on everything visible; the legal actions."""
-    legal = game.legal_actions(state)
-    assert eng.current_seat() == game.current_seat(state)
-    assert eng.legal_actions() == legal
-    assert np.flatnonzero(eng.mask()).tolist() == legal
-    for s in range(game.num_players):
-        assert np.array_equal(eng.observe(s), game.observe(state, s))
-    assert eng.to_json() == game.to_json(state)
-    if not legal:
-        assert eng.outcome() == game.outcome(state)
-    return legal
-
-
 def _every_line(game: TuSacGame, state, seen: Counter, depth: int = 6) -> None:
     """Play every action sequence (up to ``depth`` actions) from ``state`` on both,
     comparing after each step, and count the rule paths in ``seen``."""
     eng = ENGINE(game)
     eng.load(state)
-    legal = _agree(game, state, eng)
+    legal = engine_agrees(game, state, eng)
     if not legal or depth == 0:
         return
     for a in legal:
@@ -172,7 +158,7 @@ def _every_line(game: TuSacGame, state, seen: Counter, depth: int = 6) -> None:
         done = len(twin.events)
         assert eng.apply(a) == game.apply(twin, a)
         _classify(twin, a, twin.events[done:], seen)
-        _agree(game, twin, eng)
+        engine_agrees(game, twin, eng)
         _every_line(game, twin, seen, depth - 1)
 
 
