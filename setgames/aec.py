@@ -187,6 +187,13 @@ class SetGameEnv(AECEnv):
         self.infos = {a: {"action_mask": self._no_mask} for a in self.agents}
         self._rewarded = False
         self._refresh(None)
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            # Over at the deal (Tu Sac's first player can win on the dealt hand): pay out at once.
+            rewards = self.game.returns(self.game_state)
+            self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.agents)}
+            self._rewarded = True
+            self._accumulate_rewards()
 
     def _refresh(self, acted: str | None) -> None:
         """Point ``agent_selection`` and the mask at whoever acts next."""

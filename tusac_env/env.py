@@ -27,17 +27,6 @@ class raw_env(SetGameEnv):
         "is_parallelizable": False,
     }
 
-    def _start_episode(self) -> None:
-        super()._start_episode()
-        # The first player can win on the dealt hand: pay out at once. (Asked of the
-        # engine when one steps the game: reading game_state would rebuild the state.)
-        eng = self.engine
-        if eng.current_seat() < 0 if eng is not None else self.game.is_over(self.game_state):
-            rewards = self.game.returns(self.game_state)
-            self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.agents)}
-            self._rewarded = True
-            self._accumulate_rewards()
-
 
 def env(**kwargs: Any) -> LeanWrapper:
     """The wrapped Tu Sac environment (see :func:`setgames.aec.make_env`)."""

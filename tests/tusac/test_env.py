@@ -265,3 +265,13 @@ def test_golden_ansi_render_of_a_scripted_game_with_claims():
     assert e.render() == GOLDEN_FINAL
     assert game.render(e.game_state, 0) == GOLDEN_FINAL_SEAT0
     assert e.rewards == {"player_0": -20.0, "player_1": -20.0, "player_2": 36.0, "player_3": 4.0}
+
+
+@pytest.mark.parametrize("engine", [None, False])
+def test_first_hand_win_pays_out_when_the_game_starts(engine):
+    # RULINGS 4: the first player wins at once with no trash; value 1 (kgm) -> (3 + 1) + 10 = 14.
+    e = raw_env(num_players=2, engine=engine)
+    state = e.game.position([hand("rK rG rM gP gP"), hand("rC wK yP")], pile("gG gM wM wG wG wM gG gM"))
+    e.set_game_state(state)
+    assert all(e.terminations.values()) and e.infos["player_0"]["reason"] == "first_hand_win"
+    assert e._cumulative_rewards == {"player_0": 14.0, "player_1": -14.0}
