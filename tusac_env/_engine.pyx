@@ -356,14 +356,7 @@ cdef class Engine:
         self.discard_worst = state.discard_worst
         self.current = state.current
         self.phase = int(state.phase)
-        self.winner = state.winner
-        self.result = state.result
-        self.win_card = state.win_card
-        self.win_how = int(state.win_how)
-        self.win_from = state.win_from
-        self.value = state.value
-        self.amount = state.amount
-        self.penalized = state.penalized
+        self._end_fields(state)
         self.payments = [list(p) for p in state.payments]
         self.returns = list(state.returns)
         kind, who = state.last_claim
@@ -1012,7 +1005,9 @@ cdef class Engine:
         self._take_end(st)
         return tuple(self.returns)
 
-    cdef void _take_end(self, st):
+    cdef void _end_fields(self, st) except *:
+        """Copy the game-end fields (winner, result, winning card, value, amount, penalty)
+        of a rules-layer state: at load, and from the scoring's state at the end."""
         self.winner = st.winner
         self.result = st.result
         self.win_card = st.win_card
@@ -1021,6 +1016,9 @@ cdef class Engine:
         self.value = st.value
         self.amount = st.amount
         self.penalized = st.penalized
+
+    cdef void _take_end(self, st):
+        self._end_fields(st)
         self.payments = st.payments
         self.returns = st.returns
         self.events.extend(st.events)
