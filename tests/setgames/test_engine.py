@@ -107,3 +107,19 @@ def test_terminate_option_on_the_engine_path():
     offender = env.agent_selection
     env.step(1)
     assert all(env.terminations.values()) and env._cumulative_rewards[offender] == -1.0
+
+
+def test_every_game_has_its_engine_built_where_ci_requires_it():
+    # .ci/run sets SETGAMES_REQUIRE_ENGINES=1: the engines are optional extensions, so a
+    # failed compile would otherwise leave CI green on the rules layer alone.
+    import os
+
+    from setgames.registry import make_game
+
+    if os.environ.get("SETGAMES_REQUIRE_ENGINES") != "1":
+        pytest.skip("SETGAMES_REQUIRE_ENGINES is not set")
+    missing = [name for name in ("tethsi", "bharg", "tusac") if engine_class(make_game(name)) is None]
+    assert not missing, f"compiled engines not built: {missing}"
+    from setgames import seeding
+
+    assert seeding._c_words32 is not None, "setgames._seedhash not built"
