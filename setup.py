@@ -15,7 +15,7 @@ from setuptools import Extension, setup
 extensions = [
     Extension(path[:-4].replace("/", "."), [path], optional=True, include_dirs=[numpy.get_include()],
               define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
-    for path in sorted(glob("*_env/_engine.pyx") + glob("setgames/_*.pyx"))
+    for path in sorted(glob("*_env/_engine.pyx") + glob("setgames/_*.pyx") + glob("setgames/bots/_*.pyx"))
 ]
 
 setup(ext_modules=cythonize(extensions, language_level=3, quiet=True))

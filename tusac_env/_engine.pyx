@@ -61,16 +61,7 @@ __all__ = ["Engine"]
 
 # ---------------------------------------------------------------- constants (from the rules layer)
 
-cdef enum:
-    NT = 28          # card types (checked against setgames.cards below)
-    NCOMP = 9        # components of a private block (tusac_env.melds.COMPONENTS)
-    NCODE = 256      # codes per component (4 ** 4 for the pawns; 4 ** 3 for the others)
-    NMELD = 16       # meld actions (tusac_env.melds.NUM_MELD_ACTIONS)
-    MAXOPT = 8       # most melds of one active card (6 today: checked below)
-    MAXSEAT = 4
-    MAXSETS = 64     # public sets per seat (at most 112 cards; checked on load)
-    MAXOBS = 400     # bytes of one seat's observation (checked per config)
-    KHUI_IDX = 99    # win_meld's "meld index" of a Khui
+# (the constants NT, NCOMP, ... and the class attributes are declared in _engine.pxd)
 assert NUM_TUSAC_TYPES == NT and len(_melds.COMPONENTS) == NCOMP and _melds.NUM_MELD_ACTIONS == NMELD
 
 cdef int DISCARD0 = _PY_DISCARD0
@@ -226,54 +217,6 @@ cdef class Engine:
     rules layer (``game``) answers for the loaded state after the same actions.
     """
 
-    # config
-    cdef object game
-    cdef object config
-    cdef int n
-    cdef int first
-    # observation layout (per seat segment of obs_size bytes)
-    cdef int obs_size
-    cdef int o_khap, o_sizes, o_khc, o_pub, o_kinds, o_dead, o_active, o_from, o_how, o_passed
-    cdef int o_draw, o_current, o_phase, o_trash, o_worst, o_claim, o_claimer, o_winner, o_drawn
-    cdef int rel[MAXSEAT][MAXSEAT]        # rel[s][v]: seat s relative to observer v
-    cdef unsigned char obs[MAXSEAT * MAXOBS]
-    # plain state
-    cdef int private[MAXSEAT][NT]
-    cdef int dead[NT]
-    cdef int draw[112]
-    cdef int draw_len
-    cdef int pub_n[MAXSEAT]
-    cdef int pub_kind[MAXSEAT][MAXSETS]
-    cdef int pub_ncards[MAXSEAT][MAXSETS]
-    cdef int pub_cards[MAXSEAT][MAXSETS][4]
-    cdef int active, active_from, active_how
-    cdef bint active_passed, discard_worst
-    cdef int current, phase
-    cdef int winner, win_card, win_how, win_from, value, amount, penalized
-    cdef int claim_kind, claim_seat     # last_claim (kind code, -1 before any)
-    cdef object result                 # str
-    cdef object payments               # list of [payer, payee, amount, reason]
-    cdef object returns                # list of floats
-    cdef list events
-    # caches (as tusac_env.melds keeps them)
-    cdef int codes[MAXSEAT][NCOMP]
-    cdef int ctrash[MAXSEAT][NCOMP]
-    cdef int trash[MAXSEAT]
-    cdef int sizes[MAXSEAT]
-    cdef unsigned int khaps[MAXSEAT]    # types held three times
-    cdef unsigned int disc[MAXSEAT]
-    cdef unsigned int high[MAXSEAT]
-    cdef unsigned int win[MAXSEAT]
-    cdef unsigned int hot[MAXSEAT]
-    cdef unsigned int hot_any
-    cdef int pub_counts[MAXSEAT][NT]
-    cdef int kind_counts[MAXSEAT][16]
-    cdef int exposed[NT]
-    cdef bint worst_ok
-    cdef unsigned int worst_mask
-    # output array lengths (numpy's C API makes the arrays)
-    cdef cnp.npy_intp obs_dims[1]
-    cdef cnp.npy_intp mask_dims[1]
 
     def __init__(self, game):
         """An engine for ``game``'s config (no state until :meth:`load`)."""
@@ -483,7 +426,7 @@ cdef class Engine:
         self.high[s] = high
         self._win_and_hot(s)
 
-    cdef inline void _win_and_hot(self, int s):
+    cdef void _win_and_hot(self, int s):
         """``s``'s win mask from its codes and trash, its hot mask (not the union)
         (as :func:`tusac_env.melds._win_and_hot`)."""
         cdef int trash = self.trash[s]
@@ -500,7 +443,7 @@ cdef class Engine:
         self.win[s] = win
         self.hot[s] = self.high[s] | win
 
-    cdef inline void _union(self):
+    cdef void _union(self):
         cdef unsigned int u = 0
         cdef int s
         for s in range(self.n):
@@ -529,13 +472,13 @@ cdef class Engine:
                     b[self.o_kinds + NKINDS * r + i] = self.kind_counts[s][i]
 
     # ------------------------------------------------------------ block bookkeeping
-    cdef inline void _set_size(self, int s):
+    cdef void _set_size(self, int s):
         cdef int v
         cdef int size = self.sizes[s]
         for v in range(self.n):
             self.obs[v * self.obs_size + self.o_sizes + self.rel[s][v]] = size
 
-    cdef inline void _masks_changed(self, int s, int k):
+    cdef void _masks_changed(self, int s, int k):
         """As :func:`tusac_env.melds.masks_changed` (component ``k`` of ``s`` changed)."""
         cdef int code = self.codes[s][k]
         cdef unsigned int keep = ~COMP_BITS[k]
@@ -674,7 +617,7 @@ cdef class Engine:
         return worst
 
     # ------------------------------------------------------------ legal actions
-    cdef inline unsigned long long _legal(self):
+    cdef unsigned long long _legal(self):
         """Bit mask of the legal actions (as :func:`tusac_env.flow.legal_now`)."""
         cdef int a, cur = self.current
         if self.phase == PH_DISCARD:
@@ -836,7 +779,7 @@ cdef class Engine:
         self.phase = PH_DISCARD
         return None
 
-    cdef inline void _take_discard(self, int s, int t):
+    cdef void _take_discard(self, int s, int t):
         """As :func:`tusac_env.melds.take_discard`: one legal discard out of ``s``'s block."""
         cdef int k = COMP_OF[t]
         cdef int code

@@ -14,6 +14,11 @@ whose outs count only cards the seat has not seen).
   outs for the remaining trash.
 
 Kernels: :func:`setgames.kernels.tusac.min_trash`, :func:`~setgames.kernels.tusac.outs`.
+
+ISMCTS plays this bot for every seat in its rollouts; :func:`engine_rollout` plays
+those rollouts on the compiled engine with the compiled copy of this bot
+(:mod:`setgames.bots._tusac_greedy`, held to this one move for move by
+``tests/setgames/bots/test_tusac_greedy_engine.py``): the same games, 4-8x faster moves.
 """
 
 from __future__ import annotations
@@ -107,6 +112,35 @@ def rollout_action(game: Any, state: Any, rng: np.random.Generator) -> int:
     return legal[-1] if meld is None else meld
 
 
+try:  # the compiled copy of this player on the engine (optional, see setup.py)
+    from tusac_env._engine import Engine as _Engine
+
+    from setgames.bots import _tusac_greedy
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _tusac_greedy = None
+else:
+    _tusac_greedy.set_kind_values(_KIND_VALUE)
+
+_ENGINES: dict[Any, Any] = {}  # game config -> an engine reused by every rollout
+
+
+def engine_rollout(game: Any, state: Any, action: int, limit: int) -> tuple[float, ...] | None:
+    """Play ``action`` on a copy of ``state``, then greedy for every seat to the end of
+    the game, on the compiled engine: the per-seat returns, the very game the
+    rules layer plays with :class:`GreedyTuSacBot` (tested move for move). None when
+    the game is not over after ``limit`` steps, or the engine is not built."""
+    if _tusac_greedy is None:
+        return None
+    engine = _ENGINES.get(game.config)
+    if engine is None:
+        engine = _ENGINES[game.config] = _Engine(game)
+    engine.load(state)
+    end = engine.apply(action)
+    if end is None:
+        return _tusac_greedy.play_greedy(engine, limit)
+    return tuple(end)
+
+
 def _greedy_prior(game: Any, state: Any, seat: int) -> int:
     return GreedyTuSacBot(0).act(game, state, seat)
 
@@ -122,4 +156,5 @@ def evaluate(game: Any, state: Any) -> list[float]:
 
 
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate,
+                         base_rollout=engine_rollout,
                          defaults={"iterations": 30, "determinizations": 16, "max_rollout_steps": 24})

@@ -120,7 +120,8 @@ def _tusac_consistent_determinizer(game: Game, state: Any, seat: int) -> Any:
 ROLLOUT_DEFAULTS: dict[str, dict[str, Any]] = {
     "tethsi": {"rollout_determinizations": 600},
     "bharg": {"rollout_determinizations": 96},
-    # Tu Sac: 512 rounds (~465 ms a move) scored 56% against greedy pooled over 160 games,
+    # Tu Sac: 512 rounds (~465 ms a move on the rules layer, ~100 ms with the compiled greedy
+    # rollouts of GameHooks.base_rollout: the same games) scored 56% against greedy pooled over 160 games,
     # against ~50% at 128; not yet a decisive edge (see the closing note of issue #6). More is
     # not better: 2048 rounds scored 46% [40, 52] over 100 2-player games
     # (benchmarks/tusac_information.py --iterations 2048), the race then trusting re-deal bias.
@@ -152,12 +153,21 @@ class GameHooks:
             would make at the root (the greedy bot); the search favours it by
             progressive bias and leaves it only on evidence.
         defaults: default ISMCTS options for this game (e.g. ``iterations``).
+        base_rollout: ``(game, state, action, limit) -> returns or None``: plays
+            ``action`` on a copy of ``state`` and then the game's greedy bot for
+            every seat to the end, faster than stepping the rules layer (Tu Sac:
+            compiled on the engine); the per-seat returns, or None to fall back
+            on the rules layer (not over within ``limit`` steps, no engine). Rollout
+            mode uses it when its policy is the greedy bot: the same games, so the
+            same decisions.
     """
 
     def __init__(self, rollout: Callable[[Game, Any, np.random.Generator], int] | None = None,
                  evaluate: Callable[[Game, Any], list[float]] | None = None,
                  defaults: dict[str, Any] | None = None,
-                 prior: Callable[[Game, Any, int], int] | None = None):
+                 prior: Callable[[Game, Any, int], int] | None = None,
+                 base_rollout: Callable[[Game, Any, int, int], Any] | None = None):
+        self.base_rollout = base_rollout
         self.prior = prior
         self.rollout = rollout
         self.evaluate = evaluate
@@ -438,8 +448,9 @@ class IsmctsBot(Bot):
                     legal = sorted({*legal, prior})
             if len(legal) == 1:
                 return legal[0], {}, 0
+            fast = hooks.base_rollout if policy is base else None
             return self._search_rollout(game, state, seat, legal, prior, iterations, deadline,
-                                        policy or _random_action, evaluate, steps, z)
+                                        policy or _random_action, evaluate, steps, z, fast)
         iterations = self.iterations
         if iterations is None and self.seconds is None:
             if sweep:
@@ -503,7 +514,8 @@ class IsmctsBot(Bot):
 
     def _search_rollout(self, game: Game, state: Any, seat: int, legal: list[int], prior: int,
                         iterations: int | None, deadline: float | None, policy: Any, evaluate: Any,
-                        limit: int, switch_z: float) -> tuple[int, dict[int, tuple[int, float]], int]:
+                        limit: int, switch_z: float, fast: Any = None
+                        ) -> tuple[int, dict[int, tuple[int, float]], int]:
         """Rollout improvement of the base policy, raced on shared determinizations.
 
         Every round draws one determinization and plays each surviving root
@@ -528,6 +540,10 @@ class IsmctsBot(Bot):
             det = self._determinize(game, state, seat, rng)
             seed = int(rng.integers(2**63))
             for a in alive:
+                end = fast(game, det, a, limit) if fast is not None else None
+                if end is not None:
+                    samples[a].append(win_shares(end)[seat])
+                    continue
                 s = game.clone(det)
                 game.apply(s, a)
                 samples[a].append(self._rollout(game, s, np.random.default_rng(seed), policy, evaluate,
