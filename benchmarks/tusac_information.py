@@ -12,7 +12,17 @@ twice, the bots' seats swapped) with its re-deals drawn four ways:
   (a cheat: how much the others' hands are worth);
 - ``hands-at-discards`` / ``hands-elsewhere``: the same cheat only when the
   bot chooses a discard / only at its other decisions (meld, hit, pass);
-- ``cheat``: the true state (hands and draw order: the ceiling of the search).
+- ``cheat``: the true state (hands and draw order: the ceiling of the search);
+- ``posterior-oracle``: the others' hands drawn from the exact posterior of a
+  player who knows the others play greedy and reads every recorded move: a
+  Metropolis chain over their private blocks (swap a card with an unseen one;
+  keep the swap only if greedy, dealt the hands it implies, would have made
+  every recorded choice: a full replay on the engine) started at the true
+  hands. The true hands are an exact draw from that posterior and the chain
+  leaves it invariant, so every state of the chain is one too: this measures
+  what perfect inference from the record is worth, without building a sampler
+  that finds such hands from scratch (the start is the only cheat; the chain
+  runs ``--chain-steps`` swaps a decision to decorrelate from it).
 
     python benchmarks/tusac_information.py --mode hands --players 2 --deals 50 --workers 2
 
@@ -27,7 +37,9 @@ import math
 import multiprocessing as mp
 from typing import Any
 
-MODES = ("plain", "infer", "model", "hands", "hands-at-discards", "hands-elsewhere", "cheat")
+MODES = ("plain", "infer", "model", "hands", "hands-at-discards", "hands-elsewhere", "cheat",
+         "posterior-oracle")
+ORACLE_SAMPLES = 8  # posterior-oracle: chain states kept a decision (evenly spaced along the chain)
 DETERMINIZE = {"infer": "consistent", "model": "model"}  # the ISMCTS option behind each honest mode
 
 
@@ -54,19 +66,116 @@ def _determinizer(game: Any, mode: str) -> Any:
             "cheat": cheat}.get(mode)
 
 
-def play(task: tuple[int, int, int, str, int | None]) -> float:
+def _posterior_oracle(game: Any, init: Any, moves: list[tuple[int, int]], steps: int) -> Any:
+    """The ``posterior-oracle`` determinizer of a game dealt as ``init`` whose moves so far
+    are ``moves`` (``(seat, action)``, appended as the game goes); see the module docstring."""
+    from tusac_env._engine import Engine
+
+    from setgames.bots import _tusac_greedy
+    from setgames.bots.tusac_inference import hand_history
+    from tusac_env.melds import khap_types, rebuild_caches
+
+    engine = Engine(game)
+    n = game.num_players
+    quans = [[0] * 28 for _ in range(n)]
+    for e in init.events:
+        if e[0] == "quan":
+            quans[e[1]][e[2]] = 4
+
+    def explains(state: Any, me: int, blocks: dict[int, list[int]], rest: list[int]) -> bool:
+        deal = [[a + q for a, q in zip(init.private[s], quans[s], strict=True)] for s in range(n)]
+        for o, b in blocks.items():
+            if max(b) > 3 or len(khap_types(b)) != len(state._khaps[o]):
+                return False
+            deal[o] = [a + q for a, q in zip(hand_history(state.events, o, b), quans[o], strict=True)]
+            if max(deal[o]) > 4:
+                return False
+        drawn = len(init.draw) - len(rest)
+        try:
+            start = game.position(deal, rest + init.draw[len(init.draw) - drawn:], first=init.first)
+        except ValueError:
+            return False
+        engine.load(start)
+        for s, a in moves:
+            if engine.current_seat() != s:
+                return False
+            if s != me and len(engine.legal_actions()) > 1 and _tusac_greedy.greedy_action(engine) != a:
+                return False
+            try:
+                engine.apply(a)
+            except ValueError:
+                return False
+        return engine.to_json()["events"] == [list(e) for e in state.events]
+
+    cache: dict[int, list[tuple[dict[int, list[int]], list[int]]]] = {}
+
+    def determinize(state: Any, seat: int, rng: Any) -> Any:
+        if len(moves) not in cache:
+            cache.clear()
+            others = [o for o in range(n) if o != seat]
+            blocks = {o: state.private[o][:] for o in others}
+            rest = state.draw[:]
+            kept = []
+            every = max(1, steps // ORACLE_SAMPLES)
+            for i in range(steps):
+                o = others[int(rng.integers(len(others)))]
+                b = blocks[o]
+                if sum(b):
+                    k = int(rng.integers(sum(b)))
+                    t = next(t for t in range(28) if (k := k - b[t]) < 0)
+                    # the partner: any other hidden card, in another block or the draw pile
+                    spots = [(p, u) for p in others if p != o for u in range(28) for _ in range(blocks[p][u])]
+                    j = int(rng.integers(len(spots) + len(rest)))
+                    p, u = spots[j] if j < len(spots) else (-1, rest[j - len(spots)])
+                    if u != t:
+                        b[t] -= 1
+                        b[u] += 1
+                        if p >= 0:
+                            blocks[p][u] -= 1
+                            blocks[p][t] += 1
+                        else:
+                            rest[j - len(spots)] = t
+                        if not explains(state, seat, blocks, rest):  # undo
+                            b[t] += 1
+                            b[u] -= 1
+                            if p >= 0:
+                                blocks[p][u] += 1
+                                blocks[p][t] -= 1
+                            else:
+                                rest[j - len(spots)] = u
+                if (i + 1) % every == 0:
+                    kept.append(({o: b[:] for o, b in blocks.items()}, rest[:]))
+            cache[len(moves)] = kept or [(blocks, rest)]
+        blocks, rest = cache[len(moves)][int(rng.integers(len(cache[len(moves)])))]
+        twin = game.clone(state)
+        for o, b in blocks.items():
+            twin.private[o] = b[:]
+        twin.draw = [rest[i] for i in rng.permutation(len(rest)).tolist()]
+        rebuild_caches(twin)
+        if seat == state.current and state._worst is not None:
+            twin._worst = state._worst[:]
+        return twin
+
+    return determinize
+
+
+def play(task: tuple[int, int, int, str, int | None, int]) -> float:
     """One game of deal ``deal``; ISMCTS holds the seats of parity ``side``. Its score."""
     from setgames.bots.greedy_tusac import GreedyTuSacBot
     from setgames.bots.ismcts import IsmctsBot
     from setgames.game import rng_from_seed
     from tusac_env.rules import TuSacGame
 
-    n, deal, side, mode, iterations = task
+    n, deal, side, mode, iterations, chain_steps = task
     game = TuSacGame(num_players=n)
-    det = _determinizer(game, mode)
+    state = game.new_state(rng_from_seed(10_000 + deal))
+    moves: list[tuple[int, int]] = []
+    if mode == "posterior-oracle":
+        det = _posterior_oracle(game, game.clone(state), moves, chain_steps)
+    else:
+        det = _determinizer(game, mode)
     if det is not None:
         game.determinize = det  # type: ignore[method-assign]
-    state = game.new_state(rng_from_seed(10_000 + deal))
     bots: list[Any] = []
     for s in range(n):
         if s % 2 == side:
@@ -76,7 +185,9 @@ def play(task: tuple[int, int, int, str, int | None]) -> float:
             bots.append(GreedyTuSacBot(deal))
     while not game.is_over(state):
         s = game.current_seat(state)
-        game.apply(state, bots[s].act(game, state, s))
+        a = bots[s].act(game, state, s)
+        moves.append((s, a))
+        game.apply(state, a)
     returns = game.returns(state)
     best = max(returns)
     sides = {s % 2 == side for s in range(n) if returns[s] == best}
@@ -92,9 +203,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=None,
                     help="ISMCTS determinizations a move (default: the bot's default budget)")
+    ap.add_argument("--first-deal", type=int, default=0, help="deals first-deal .. first-deal + deals - 1")
+    ap.add_argument("--chain-steps", type=int, default=1000,
+                    help="posterior-oracle: chain steps (swaps tried) a decision")
     args = ap.parse_args()
-    tasks = [(args.players, d, side, args.mode, args.iterations)
-             for d in range(args.deals) for side in (0, 1)]
+    tasks = [(args.players, d, side, args.mode, args.iterations, args.chain_steps)
+             for d in range(args.first_deal, args.first_deal + args.deals) for side in (0, 1)]
     if args.workers > 1:
         with mp.get_context("fork").Pool(args.workers) as pool:
             res = pool.map(play, tasks, chunksize=1)
