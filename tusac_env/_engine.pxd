@@ -80,6 +80,12 @@ cdef class Engine:
     cdef void _drop_khap(self, int s, int t)
     cdef void _put_public(self, int s, int ki, int *cards, int ncards)
     cdef void _meld_event(self, int s, int ki, int *cards, int ncards)
+    cdef int _meld_trash(self, int s, int idx)
+    cdef int _meld_kind(self, int idx)
+    cdef void _meld_rest(self, int s, int idx, int *rest)
+    cdef void _pawn_outs(self, int *counts, int *unseen, int *pawn)
+    cdef int _type_outs(self, int *counts, int *unseen, int t, int *pawn)
+    cdef int _outs_sum(self, int *counts, int *unseen)
     cdef unsigned int _worst(self)
     cdef unsigned long long _legal(self)
     cdef void _illegal(self, action) except *

@@ -34,6 +34,7 @@ from setgames.engine import rebuild as _from_json_state
 from setgames.cards import NUM_TUSAC_TYPES
 from setgames.kernels import tusac as _kern
 from tusac_env import claims as _claims
+from tusac_env import flow as _flow
 from tusac_env import melds as _melds
 from tusac_env import scoring as _scoring
 from tusac_env.layout import DISCARD0 as _PY_DISCARD0
@@ -186,13 +187,9 @@ def _fill_tables():
             MI_KIND[a][idx] = info.kind_index
             assert info.comp == COMP_OF[a]
     for t in range(NT):
-        TRIO_Y[t] = -1
-        TRIO_Z[t] = -1
-        if t % 7 != 6:
-            trio = (0, 1, 2) if t % 7 < 3 else (3, 4, 5)
-            y, z = [7 * (t // 7) + q for q in trio if q != t % 7]
-            TRIO_Y[t] = y
-            TRIO_Z[t] = z
+        others = _flow._TRIO_OTHERS[t]  # the same-colour trio partners (None for a pawn)
+        TRIO_Y[t] = others[0] if others else -1
+        TRIO_Z[t] = others[1] if others else -1
 
 
 _fill_tables()
@@ -545,16 +542,68 @@ cdef class Engine:
         cdef list lst = [cards[j] for j in range(ncards)]
         self.events.append(("meld", s, _KIND_NAMES[ki], lst))
 
+    # ------------------------------------------------------------ for players (the compiled greedy bot)
+    cdef int _meld_trash(self, int s, int idx):
+        """``s``'s trash after melding the active card with meld ``idx`` (held, no Khap broken)."""
+        cdef int a = self.active
+        cdef int k = COMP_OF[a]
+        cdef int code = self.codes[s][k]
+        return self.trash[s] + COMP_TRASH[k][code - MI_PLACE[a][idx]] - COMP_TRASH[k][code]
+
+    cdef int _meld_kind(self, int idx):
+        """Public set kind index of meld ``idx`` of the active card."""
+        return MI_KIND[self.active][idx]
+
+    cdef void _meld_rest(self, int s, int idx, int *rest):
+        """``rest`` = ``s``'s private counts without the private cards meld ``idx`` uses."""
+        cdef int j, a = self.active
+        memcpy(rest, self.private[s], NT * sizeof(int))
+        for j in range(MI_NUSED[a][idx]):
+            rest[MI_USED[a][idx][j]] -= 1
+
+    cdef void _pawn_outs(self, int *counts, int *unseen, int *pawn):
+        """Outs of a held pawn of each colour (``flow._pawn_outs``): its own copies, and
+        with two other pawn colours held every unseen pawn, with one the missing colours'."""
+        cdef int c, held = 0, missing = 0
+        for c in range(4):
+            held += HELD[counts[7 * c + 6]]
+            if not HELD[counts[7 * c + 6]]:
+                missing += unseen[7 * c + 6]
+        for c in range(4):
+            if held >= 3:
+                pawn[c] = unseen[6] + unseen[13] + unseen[20] + unseen[27]
+            elif held == 2:
+                pawn[c] = unseen[7 * c + 6] + missing
+            else:
+                pawn[c] = unseen[7 * c + 6]
+
+    cdef int _type_outs(self, int *counts, int *unseen, int t, int *pawn):
+        """Outs of held type ``t`` (as :func:`setgames.kernels.tusac.outs`; ``pawn`` from
+        :meth:`_pawn_outs`): its own copies and the trio partner that completes its trio."""
+        cdef int y = TRIO_Y[t], z
+        if y < 0:
+            return pawn[t // 7]
+        z = TRIO_Z[t]
+        return unseen[t] + (unseen[y] if HELD[counts[z]] else 0) + (unseen[z] if HELD[counts[y]] else 0)
+
+    cdef int _outs_sum(self, int *counts, int *unseen):
+        """Sum over the held non-Khap types of ``counts`` of their outs (a Khap, count 3,
+        completes nothing)."""
+        cdef int t, total = 0
+        cdef int pawn[4]
+        self._pawn_outs(counts, unseen, pawn)
+        for t in range(NT):
+            if HELD[counts[t]]:
+                total += self._type_outs(counts, unseen, t, pawn)
+        return total
+
     # ------------------------------------------------------------ worst cards
     cdef unsigned int _worst(self):
         """The current seat's worst discards as a type mask (:func:`tusac_env.flow.worst_cards`)."""
-        cdef int cur, t, y, z, o, low, held, c
+        cdef int cur, t, o, low
         cdef unsigned int legal, m, worst
-        cdef int u[4]
-        cdef int h[4]
+        cdef int unseen[NT]
         cdef int pawn[4]
-        cdef int every, missing
-        cdef bint pawns_done = False
         if self.worst_ok:
             return self.worst_mask
         cur = self.current
@@ -564,49 +613,22 @@ cdef class Engine:
         elif self.active >= 0:  # never while discarding (the rules layer's kernel path)
             worst = 0
             counts = [self.private[cur][t] for t in range(NT)]
-            unseen = [4 - self.private[cur][t] - self.exposed[t] for t in range(NT)]
-            unseen[self.active] -= 1
+            unseen_l = [4 - self.private[cur][t] - self.exposed[t] for t in range(NT)]
+            unseen_l[self.active] -= 1
             khaps = tuple([t for t in range(NT) if self.private[cur][t] == 3])
-            for t in _kern.worst_discards(counts, unseen, khaps):
+            for t in _kern.worst_discards(counts, unseen_l, khaps):
                 worst |= 1U << <int>t
         else:
+            for t in range(NT):
+                unseen[t] = 4 - self.private[cur][t] - self.exposed[t]
+            self._pawn_outs(self.private[cur], unseen, pawn)
             worst = 0
             low = 99
             m = legal
             while m:
                 t = __builtin_ctz(m)
                 m &= m - 1
-                y = TRIO_Y[t]
-                if y < 0:  # a pawn (flow._pawn_outs)
-                    if not pawns_done:
-                        pawns_done = True
-                        held = 0
-                        for c in range(4):
-                            u[c] = 4 - self.private[cur][7 * c + 6] - self.exposed[7 * c + 6]
-                            h[c] = HELD[self.private[cur][7 * c + 6]]
-                            held += h[c]
-                        if held >= 3:
-                            every = u[0] + u[1] + u[2] + u[3]
-                            for c in range(4):
-                                pawn[c] = every
-                        elif held == 2:
-                            missing = 0
-                            for c in range(4):
-                                if not h[c]:
-                                    missing += u[c]
-                            for c in range(4):
-                                pawn[c] = u[c] + missing
-                        else:
-                            for c in range(4):
-                                pawn[c] = u[c]
-                    o = pawn[t // 7]
-                else:
-                    z = TRIO_Z[t]
-                    o = 4 - self.private[cur][t] - self.exposed[t]
-                    if HELD[self.private[cur][z]]:
-                        o += 4 - self.private[cur][y] - self.exposed[y]
-                    if HELD[self.private[cur][y]]:
-                        o += 4 - self.private[cur][z] - self.exposed[z]
+                o = self._type_outs(self.private[cur], unseen, t, pawn)
                 if o < low:
                     low = o
                     worst = 1U << t
@@ -760,9 +782,7 @@ cdef class Engine:
         # a meld chosen by the current player
         a = self.active
         idx = action
-        k = COMP_OF[a]
-        code = self.codes[cur][k]
-        after = self.trash[cur] + COMP_TRASH[k][code - MI_PLACE[a][idx]] - COMP_TRASH[k][code]
+        after = self._meld_trash(cur, idx)
         if MI_NUSED[a][idx]:
             self._remove(cur, a, idx, after)
         self._put_public(cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])

@@ -120,11 +120,12 @@ def _tusac_consistent_determinizer(game: Game, state: Any, seat: int) -> Any:
 ROLLOUT_DEFAULTS: dict[str, dict[str, Any]] = {
     "tethsi": {"rollout_determinizations": 600},
     "bharg": {"rollout_determinizations": 96},
-    # Tu Sac: 512 rounds (~465 ms a move on the rules layer, ~100 ms with the compiled greedy
-    # rollouts of GameHooks.base_rollout: the same games) scored 56% against greedy pooled over 160 games,
-    # against ~50% at 128; not yet a decisive edge (see the closing note of issue #6). More is
-    # not better: 2048 rounds scored 46% [40, 52] over 100 2-player games
-    # (benchmarks/tusac_information.py --iterations 2048), the race then trusting re-deal bias.
+    # Tu Sac: 512 rounds, ~100 ms a move with the compiled greedy rollouts of
+    # GameHooks.base_rollout (~465 ms on the rules layer: the same games). Against greedy,
+    # 2 players: 52.4% [51.2, 53.6] over 3,000 arena games (seed 2611, closing note of issue
+    # #6); smaller runs had ranged 46-56%. A small edge: the search lacks the others' cards
+    # (shown them it scores 64%), which even an exact posterior over them barely recovers
+    # (benchmarks/tusac_information.py --mode posterior-oracle).
     "tusac": {"rollout_determinizations": 512, "candidates": _tusac_candidates,
               "consistent_determinizer": _tusac_consistent_determinizer,
               "model_determinizer": _tusac_model_determinizer},
