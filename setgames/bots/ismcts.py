@@ -121,11 +121,11 @@ ROLLOUT_DEFAULTS: dict[str, dict[str, Any]] = {
     "tethsi": {"rollout_determinizations": 600},
     "bharg": {"rollout_determinizations": 96},
     # Tu Sac: 512 rounds, ~100 ms a move with the compiled greedy rollouts of
-    # GameHooks.base_rollout (~465 ms on the rules layer: the same games). Against greedy,
-    # 2 players: 52.4% [51.2, 53.6] over 3,000 arena games (seed 2611, closing note of issue
-    # #6); smaller runs had ranged 46-56%. A small edge: the search lacks the others' cards
-    # (shown them it scores 64%), which even an exact posterior over them barely recovers
-    # (benchmarks/tusac_information.py --mode posterior-oracle).
+    # GameHooks.base_rollout (~465 ms on the rules layer: the same games). Against greedy
+    # (arena, closing note of issue #6): 52.9% [51.0, 54.7] over 1,600 4-player games, 52.4%
+    # [51.2, 53.6] over 3,000 2-player games, level at 3 players (50.2% [49.0, 51.5], 3,000).
+    # A small edge: the search lacks the others' cards (shown them it scores 64%); see
+    # benchmarks/tusac_information.py for what each kind of information is worth.
     "tusac": {"rollout_determinizations": 512, "candidates": _tusac_candidates,
               "consistent_determinizer": _tusac_consistent_determinizer,
               "model_determinizer": _tusac_model_determinizer},
