@@ -124,8 +124,9 @@ ROLLOUT_DEFAULTS: dict[str, dict[str, Any]] = {
     # GameHooks.base_rollout (~465 ms on the rules layer: the same games). Against greedy
     # (arena, closing note of issue #6): 52.9% [51.0, 54.7] over 1,600 4-player games, 52.4%
     # [51.2, 53.6] over 3,000 2-player games, level at 3 players (50.2% [49.0, 51.5], 3,000).
-    # A small edge: the search lacks the others' cards (shown them it scores 64%); see
-    # benchmarks/tusac_information.py for what each kind of information is worth.
+    # A small edge: the search lacks the others' cards (shown them it scores 64%), and even
+    # re-deals from the exact posterior of the record do no better than uniform ones (51.9%
+    # each over the same 620 2-player games; benchmarks/tusac_information.py).
     "tusac": {"rollout_determinizations": 512, "candidates": _tusac_candidates,
               "consistent_determinizer": _tusac_consistent_determinizer,
               "model_determinizer": _tusac_model_determinizer},
