@@ -83,6 +83,7 @@ cdef class Engine:
     cdef int _meld_trash(self, int s, int idx)
     cdef int _meld_kind(self, int idx)
     cdef void _meld_rest(self, int s, int idx, int *rest)
+    cdef void _unseen(self, int s, int *out)
     cdef void _pawn_outs(self, int *counts, int *unseen, int *pawn)
     cdef int _type_outs(self, int *counts, int *unseen, int t, int *pawn)
     cdef int _outs_sum(self, int *counts, int *unseen)

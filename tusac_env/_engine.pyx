@@ -561,6 +561,15 @@ cdef class Engine:
         for j in range(MI_NUSED[a][idx]):
             rest[MI_USED[a][idx][j]] -= 1
 
+    cdef void _unseen(self, int s, int *out):
+        """The cards of each type ``s`` has not seen (:func:`tusac_env.melds.unseen_counts`):
+        4 minus its own, every public block, the dead pile and the active card."""
+        cdef int t
+        for t in range(NT):
+            out[t] = 4 - self.private[s][t] - self.exposed[t]
+        if self.active >= 0:
+            out[self.active] -= 1
+
     cdef void _pawn_outs(self, int *counts, int *unseen, int *pawn):
         """Outs of a held pawn of each colour (``flow._pawn_outs``): its own copies, and
         with two other pawn colours held every unseen pawn, with one the missing colours'."""
@@ -612,15 +621,13 @@ cdef class Engine:
             worst = legal
         elif self.active >= 0:  # never while discarding (the rules layer's kernel path)
             worst = 0
+            self._unseen(cur, unseen)
             counts = [self.private[cur][t] for t in range(NT)]
-            unseen_l = [4 - self.private[cur][t] - self.exposed[t] for t in range(NT)]
-            unseen_l[self.active] -= 1
             khaps = tuple([t for t in range(NT) if self.private[cur][t] == 3])
-            for t in _kern.worst_discards(counts, unseen_l, khaps):
+            for t in _kern.worst_discards(counts, [unseen[t] for t in range(NT)], khaps):
                 worst |= 1U << <int>t
         else:
-            for t in range(NT):
-                unseen[t] = 4 - self.private[cur][t] - self.exposed[t]
+            self._unseen(cur, unseen)
             self._pawn_outs(self.private[cur], unseen, pawn)
             worst = 0
             low = 99
@@ -733,7 +740,7 @@ cdef class Engine:
             raise ValueError(f"action {action!r} is not legal here; legal: {self.legal_actions()}")
 
     cdef object _apply(self, int action):
-        cdef int cur = self.current, t, old, a, k, code, after, idx, how, src
+        cdef int cur = self.current, t, old, a, k, after, idx, how, src
         if action >= DISCARD0:
             t = action - DISCARD0
             self.discard_worst = (self._worst() >> t) & 1

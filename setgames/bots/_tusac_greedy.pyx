@@ -19,6 +19,8 @@ plays it for every seat to the end of the game (or a step limit) without
 leaving C but for the game end's scoring.
 """
 
+from libc.string cimport memcpy
+
 from tusac_env._engine cimport NT, Engine
 
 from tusac_env.layout import DISCARD0 as _PY_DISCARD0
@@ -70,11 +72,7 @@ cdef int _greedy(Engine e) except -1:
     cdef int unseen[NT]
     if legal & (legal - 1) == 0:
         return __builtin_ctzll(legal)
-    # What the seat has not seen (tusac_env.melds.unseen_counts).
-    for t in range(NT):
-        unseen[t] = 4 - e.private[cur][t] - e.exposed[t]
-    if e.active >= 0:
-        unseen[e.active] -= 1
+    e._unseen(cur, unseen)
     if e.phase == PH_DISCARD:
         worst = e._worst()
         if worst == 0:
@@ -86,8 +84,7 @@ cdef int _greedy(Engine e) except -1:
         while worst:  # ascending types; the first of equal keys stays (as the Python bot)
             t = __builtin_ctz(worst)
             worst &= worst - 1
-            for idx in range(NT):
-                rest[idx] = e.private[cur][idx]
+            memcpy(rest, e.private[cur], NT * sizeof(int))
             rest[t] -= 1
             key = e._outs_sum(rest, unseen)
             if key > best_key:
