@@ -1,43 +1,181 @@
-"""Where each game lives, so tools can name games by a short string.
+"""The games, by short name: the one place the core names them.
 
-Imports are lazy: the tools layer names the games, the games never import
-the tools.
+Each game package holds everything about its game and describes what it
+offers in one :class:`GameInfo` (``<package>/descriptor.py``, attribute
+``DESCRIPTOR``): the rules, the env, its title, its greedy bot, the hooks it
+lends the search and its tools for human play. The core's tools (bots, search,
+arena, play, wrappers) ask this registry and never branch on a game's name.
+
+The references are ``"module:attribute"`` strings, imported on first use, so
+listing the games imports no game (the tools name the games, the games never
+import the tools). A game outside this list (a test game, a game of another
+distribution) joins with :func:`register` and then gets every tool the
+descriptor names, as the built-in games do:
+
+>>> info = GameInfo(name="toy", title="Toy", rules="tests.setgames.toy_game:ToyGame")
+>>> register(info) is info, describe("toy").title, "toy" in game_names()
+(True, 'Toy', True)
+>>> unregister("toy")
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GAME_NAMES", "env_class", "game_class", "make_game"]
+__all__ = [
+    "BUILTIN_DESCRIPTORS",
+    "GameInfo",
+    "describe",
+    "env_class",
+    "game_class",
+    "game_names",
+    "game_title",
+    "load_ref",
+    "make_game",
+    "part",
+    "register",
+    "unregister",
+]
 
-_WHERE = {
-    "tethsi": ("tethsi_env.rules", "TetHsiGame", "tethsi_env.env", "raw_env"),
-    "bharg": ("bharg_env.rules", "BhargGame", "bharg_env.env", "raw_env"),
-    "tusac": ("tusac_env.rules", "TuSacGame", "tusac_env.env", "raw_env"),
-}
-GAME_NAMES = tuple(_WHERE)
+# The built-in games' descriptors, in the order tools list them.
+BUILTIN_DESCRIPTORS = ("tethsi_env.descriptor", "bharg_env.descriptor", "tusac_env.descriptor")
 
 
-def _check(name: str) -> tuple[str, str, str, str]:
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game package offers the tools.
+
+    Every reference is a ``"module:attribute"`` string (imported by
+    :func:`load_ref` when a tool first needs it) or None where the game has
+    no such part.
+
+    Attributes:
+        name: the short name tools and records use (``"tusac"``).
+        title: the name people read (``"Tu Sac"``).
+        rules: the :class:`~setgames.game.Game` subclass.
+        env: the bare AEC env class (``raw_env``), or None.
+        greedy: the greedy :class:`~setgames.bots.base.Bot` class, or None.
+        search_hooks: the :class:`~setgames.bots.hooks.GameHooks` the game
+            lends ISMCTS (rollout policy, prior, evaluator, root candidates,
+            compiled rollouts, default budgets), or None.
+        table_tools: the :class:`~setgames.play.tools.TableTools` of the play
+            session (extra commands, move warnings, event lines), or None.
+        card_style: how the terminal colours card names: ``"decktet"`` (by
+            suit) or ``"chess"`` (Vietnamese chess cards, by colour); None for
+            no colour.
+    """
+
+    name: str
+    title: str
+    rules: str
+    env: str | None = None
+    greedy: str | None = None
+    search_hooks: str | None = None
+    table_tools: str | None = None
+    card_style: str | None = None
+
+
+_GAMES: dict[str, GameInfo] = {}
+_LOADED = False
+
+
+def _load_builtins() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for module in BUILTIN_DESCRIPTORS:
+        info = importlib.import_module(module).DESCRIPTOR
+        _GAMES.setdefault(info.name, info)
+
+
+def register(info: GameInfo) -> GameInfo:
+    """Add a game to the registry (or replace one of the same name); returns ``info``."""
+    if not isinstance(info, GameInfo):
+        raise TypeError(f"register() takes a GameInfo, not {type(info).__name__}")
+    _load_builtins()
+    _GAMES[info.name] = info
+    _REFS.clear()
+    return info
+
+
+def unregister(name: str) -> None:
+    """Remove a game added with :func:`register` (tests use it to clean up)."""
+    _load_builtins()
+    _GAMES.pop(name, None)
+    _REFS.clear()
+
+
+def game_names() -> tuple[str, ...]:
+    """The registered games' short names, built-in games first."""
+    _load_builtins()
+    return tuple(_GAMES)
+
+
+def describe(name: str) -> GameInfo:
+    """The :class:`GameInfo` of game ``name``.
+
+    Raises:
+        ValueError: no game of that name is registered.
+    """
+    _load_builtins()
     try:
-        return _WHERE[name]
+        return _GAMES[name]
     except KeyError:
-        raise ValueError(f"unknown game {name!r}; choose from {', '.join(GAME_NAMES)}") from None
+        raise ValueError(f"unknown game {name!r}; choose from {', '.join(_GAMES)}") from None
+
+
+_REFS: dict[str, Any] = {}
+
+
+def load_ref(ref: str) -> Any:
+    """The object a ``"module:attribute"`` reference names (imported once)."""
+    try:
+        return _REFS[ref]
+    except KeyError:
+        pass
+    module, _, attr = ref.partition(":")
+    obj = getattr(importlib.import_module(module), attr)
+    _REFS[ref] = obj
+    return obj
+
+
+def part(name: str, field: str) -> Any:
+    """Part ``field`` of game ``name``'s descriptor, loaded (None when the game
+    has no such part; a ValueError for an unknown game)."""
+    ref = getattr(describe(name), field)
+    return None if ref is None else load_ref(ref)
+
+
+def game_title(name: str) -> str:
+    """The title of game ``name``, or ``name`` itself for an unregistered game."""
+    _load_builtins()
+    info = _GAMES.get(name)
+    return name if info is None else info.title
 
 
 def game_class(name: str) -> type:
     """The :class:`~setgames.game.Game` subclass of game ``name``."""
-    mod, cls, _, _ = _check(name)
-    return getattr(importlib.import_module(mod), cls)
+    return part(name, "rules")
 
 
 def env_class(name: str) -> type:
     """The bare AEC env class (``raw_env``) of game ``name``."""
-    _, _, mod, cls = _check(name)
-    return getattr(importlib.import_module(mod), cls)
+    cls = part(name, "env")
+    if cls is None:
+        raise ValueError(f"game {name!r} has no environment")
+    return cls
 
 
 def make_game(name: str, **config: Any) -> Any:
     """The rules of game ``name`` under ``config`` (validated)."""
     return game_class(name)(**config)
+
+
+def __getattr__(attr: str) -> Any:
+    # GAME_NAMES was a constant before games could register: keep it readable.
+    if attr == "GAME_NAMES":
+        return game_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")

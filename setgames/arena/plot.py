@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from setgames.arena.table import GAME_TITLES
+from setgames.registry import game_title
 
 __all__ = ["PLOT_FILE", "plot_ratings"]
 
@@ -39,7 +39,7 @@ def plot_ratings(results: dict[str, Any], path: str | Path) -> Path:
         ax.errorbar(elo, list(ys), xerr=err, fmt="o", capsize=4)
         ax.set_yticks(list(ys), [r["bot"] for r in rows])
         ax.axvline(0.0, color="grey", lw=0.8, ls=":")
-        ax.set_title(GAME_TITLES.get(arena["game"], arena["game"]))
+        ax.set_title(game_title(arena["game"]))
         ax.set_xlabel("rating (Elo scale, 95% CI)")
     fig.tight_layout()
     path = Path(path)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["GAME_TITLES", "format_results"]
+from setgames.registry import game_title
 
-GAME_TITLES = {"tethsi": "Tet Hsi", "bharg": "Bharg", "tusac": "Tu Sac"}
+__all__ = ["format_results"]
 
 
 def _pct(x: float | None) -> str:
@@ -30,7 +30,7 @@ def format_results(results: dict[str, Any]) -> str:
     timing = results.get("timing", {}).get("per_game", {})
     for arena in results["arenas"]:
         name = arena["game"]
-        title = GAME_TITLES.get(name, name)
+        title = game_title(name)
         per_deal = len(arena["seatings"])
         lines.append(f"== {title} ({name} v{arena['version']}, {arena['players']} players): "
                      f"{arena['deals_planned']} deals x {per_deal} seatings "

@@ -54,14 +54,13 @@ scored by the game's ``evaluate`` hook when it has one (see
 
 The budget is ``iterations`` (reproducible; determinizations in sweep and
 rollout modes) or ``seconds`` (wall clock, not reproducible). The rollout
-mode's default budget per game (``rollout_determinizations`` in
-:data:`ROLLOUT_DEFAULTS`) is about half a second per move on one core of the
+mode's default budget per game (``rollout_determinizations`` in the
+game's :class:`~setgames.bots.hooks.GameHooks` defaults) is about half a second per move on one core of the
 reference machine.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from collections.abc import Callable
@@ -69,10 +68,12 @@ from typing import Any
 
 import numpy as np
 
+from setgames import registry
 from setgames.bots.base import Bot
+from setgames.bots.hooks import GameHooks, game_hooks
 from setgames.game import Game
 
-__all__ = ["DEFAULT_ITERATIONS", "ROLLOUT_DEFAULTS", "GameHooks", "IsmctsBot", "game_hooks"]
+__all__ = ["DEFAULT_ITERATIONS", "GameHooks", "IsmctsBot", "game_hooks", "win_shares"]
 
 DEFAULT_ITERATIONS = 200  # iterations per decision when the game module gives no default
 DEFAULT_EXPLORATION = 0.7  # UCB constant c on utilities in [0, 1]
@@ -83,119 +84,9 @@ DEFAULT_WIDEN = 0.5  # sweep mode: children allowed below the root = 1 + widen *
 DEFAULT_SWITCH_Z = 1.0  # sweep mode: leave the prior's move when a paired test beats it by this many SEs
 DEFAULT_ROLLOUT_DETERMINIZATIONS = 200  # rollout mode: determinizations (rounds) per decision
 DEFAULT_ROLLOUT_SWITCH_Z = 1.0  # rollout mode: leave the prior's move when beaten by this many SEs
-def _tusac_candidates(game: Game, state: Any, legal: list[int]) -> list[int]:
-    """Tu Sac root candidates: a discard only among the worst cards (the rules' hint).
-
-    Determinizations deal opponents uniform hands, while real (greedy) hands
-    keep the cards that meld, so a rollout underrates how often a discard
-    that is not a worst card feeds an opponent: searched freely, the bot left
-    greedy's discard on a third of its turns and lost to it (41% over 67 games).
-    """
-    worst = game.worst_cards(state)
-    if not worst:
-        return legal
-    from tusac_env.layout import DISCARD0
-
-    keep = {DISCARD0 + t for t in worst}
-    return [a for a in legal if a in keep] or legal
-
-
-def _tusac_model_determinizer(game: Game, state: Any, seat: int) -> Any:
-    """Tu Sac re-deals drawn from the hand model (see :mod:`setgames.bots.tusac_handmodel`)."""
-    from setgames.bots.tusac_handmodel import model_determinizer
-
-    return model_determinizer(game, state, seat)
-
-
-def _tusac_consistent_determinizer(game: Game, state: Any, seat: int) -> Any:
-    """Tu Sac re-deals that contradict none of the claims and melds the others did
-    not make (see :mod:`setgames.bots.tusac_inference`)."""
-    from setgames.bots.tusac_inference import consistent_determinize
-
-    return consistent_determinize
-
-
-# Rollout mode, per game: the default budget (measured at about half a second per move on
-# one core of the 2-core reference machine, shared) and the switch threshold.
-ROLLOUT_DEFAULTS: dict[str, dict[str, Any]] = {
-    "tethsi": {"rollout_determinizations": 600},
-    "bharg": {"rollout_determinizations": 96},
-    # Tu Sac: 512 rounds, ~100 ms a move with the compiled greedy rollouts of
-    # GameHooks.base_rollout (~465 ms on the rules layer: the same games). Against greedy
-    # (arena, closing note of issue #6): 52.9% [51.0, 54.7] over 1,600 4-player games, 52.4%
-    # [51.2, 53.6] over 3,000 2-player games, level at 3 players (50.2% [49.0, 51.5], 3,000).
-    # A small edge: the search lacks the others' cards (shown them it scores 64%), and even
-    # re-deals from the exact posterior of the record do no better than uniform ones (51.9%
-    # each over the same 620 2-player games; benchmarks/tusac_information.py).
-    "tusac": {"rollout_determinizations": 512, "candidates": _tusac_candidates,
-              "consistent_determinizer": _tusac_consistent_determinizer,
-              "model_determinizer": _tusac_model_determinizer},
-}
-DETERMINIZE_MODES = ("plain", "consistent", "model")
 RACE_MIN_ROUNDS = 16  # rollout mode: rounds before the first drop of a trailing root action
 RACE_EVERY = 8  # rollout mode: rounds between two drop checks
 RACE_DROP_Z = 2.5  # rollout mode: a root action trailing the leader by this many SEs is dropped
-
-_HOOK_MODULES = {
-    "tethsi": "setgames.bots.greedy_tethsi",
-    "bharg": "setgames.bots.greedy_bharg",
-    "tusac": "setgames.bots.greedy_tusac",
-}
-
-
-class GameHooks:
-    """What a game module may lend the search: a cheap policy and an evaluator.
-
-    Attributes:
-        rollout: ``(game, state, rng) -> action`` fast policy, or None for
-            uniform random legal actions.
-        evaluate: ``(game, state) -> per-seat win shares`` (sum 1) for an
-            unfinished state, or None.
-        prior: ``(game, state, seat) -> action`` the move a rule-based player
-            would make at the root (the greedy bot); the search favours it by
-            progressive bias and leaves it only on evidence.
-        defaults: default ISMCTS options for this game (e.g. ``iterations``).
-        base_rollout: ``(game, state, action, limit) -> returns or None``: plays
-            ``action`` on a copy of ``state`` and then the game's greedy bot for
-            every seat to the end, faster than stepping the rules layer (Tu Sac:
-            compiled on the engine); the per-seat returns, or None to fall back
-            on the rules layer (not over within ``limit`` steps, no engine). Rollout
-            mode uses it when its policy is the greedy bot: the same games, so the
-            same decisions.
-    """
-
-    def __init__(self, rollout: Callable[[Game, Any, np.random.Generator], int] | None = None,
-                 evaluate: Callable[[Game, Any], list[float]] | None = None,
-                 defaults: dict[str, Any] | None = None,
-                 prior: Callable[[Game, Any, int], int] | None = None,
-                 base_rollout: Callable[[Game, Any, int, int], Any] | None = None):
-        self.base_rollout = base_rollout
-        self.prior = prior
-        self.rollout = rollout
-        self.evaluate = evaluate
-        self.defaults = dict(defaults or {})
-
-
-_NO_HOOKS = GameHooks()
-_HOOK_CACHE: dict[str, GameHooks] = {}
-
-
-def game_hooks(game_name: str) -> GameHooks:
-    """The :class:`GameHooks` of a game (``ISMCTS_HOOKS`` in its greedy bot
-    module), or empty hooks for a game without one (e.g. a test game)."""
-    if game_name not in _HOOK_CACHE:
-        mod_name = _HOOK_MODULES.get(game_name)
-        hooks = _NO_HOOKS
-        if mod_name is not None:
-            try:
-                mod = importlib.import_module(mod_name)
-            except ModuleNotFoundError as exc:
-                if exc.name != mod_name:
-                    raise
-            else:
-                hooks = getattr(mod, "ISMCTS_HOOKS", _NO_HOOKS)
-        _HOOK_CACHE[game_name] = hooks
-    return _HOOK_CACHE[game_name]
 
 
 def win_shares(returns: tuple[float, ...] | list[float]) -> list[float]:
@@ -248,14 +139,12 @@ def _base_policy(game_name: str) -> Callable[[Game, Any, np.random.Generator], i
     for ties, which is set to the rollout's generator (so rollouts sharing a
     seed play identically: common random numbers).
     """
-    from setgames.bots.registry import GREEDY_BOTS, greedy_class
-
-    if game_name not in GREEDY_BOTS:
+    if game_name not in registry.game_names():
         return None
-    try:
-        bot = greedy_class(game_name)(0)
-    except ModuleNotFoundError:
+    cls = registry.part(game_name, "greedy")
+    if cls is None:
         return None
+    bot = cls(0)
 
     def policy(game: Game, state: Any, rng: np.random.Generator) -> int:
         bot.rng = rng
@@ -311,18 +200,6 @@ class IsmctsBot(Bot):
         widen: sweep mode, games with a fast policy: below the root a node
             holds at most ``1 + widen * sqrt(visits)`` children, the policy's
             move first (0: expand every action, plain ISMCTS).
-        determinize: rollout mode: ``"plain"`` (default) samples the hidden cards
-            with the game's ``determinize``; ``"consistent"`` prefers re-deals
-            that agree with the public non-events where the game has such an
-            inference (Tu Sac: :mod:`setgames.bots.tusac_inference`; measured
-            against greedy in 2-player Tu Sac it scored 52% [47, 57] over 100
-            games, at about 45% more time a move: no clear gain over ``"plain"``);
-            ``"model"`` draws the others' hands from a learned hand model where
-            the game has one (Tu Sac: :mod:`setgames.bots.tusac_handmodel`; its
-            re-deals hold 47-50% of the opponent's true cards against 36% for
-            uniform ones, yet against greedy in 2-player Tu Sac it scored 51%
-            [45, 57] over 100 games: no clear gain either). Modes a game lacks
-            fall back on ``"plain"``.
         below: sweep mode: ``"policy"``: rollout mode (every seat plays the
             rollout policy below the root, whole games, root actions raced on
             paired samples; see the module docstring); ``"tree"``: the tree
@@ -337,7 +214,7 @@ class IsmctsBot(Bot):
                  rollout: str = "auto", max_rollout_steps: int | None = None,
                  opponents: str = "auto", prior_bias: float = DEFAULT_PRIOR_BIAS,
                  root: str = "auto", switch_z: float | None = None, widen: float = DEFAULT_WIDEN,
-                 below: str = "auto", game_name: str | None = None, determinize: str = "plain"):
+                 below: str = "auto", game_name: str | None = None):
         super().__init__(seed)
         if iterations is not None and int(iterations) < 1:
             raise ValueError(f"iterations {iterations!r} must be >= 1")
@@ -351,8 +228,6 @@ class IsmctsBot(Bot):
             raise ValueError(f"root {root!r} must be 'auto', 'ucb' or 'sweep'")
         if below not in ("auto", "tree", "policy"):
             raise ValueError(f"below {below!r} must be 'auto', 'tree' or 'policy'")
-        if determinize not in DETERMINIZE_MODES:
-            raise ValueError(f"determinize {determinize!r} must be one of {DETERMINIZE_MODES}")
         if not float(widen) >= 0:
             raise ValueError(f"widen {widen!r} must be >= 0")
         if switch_z is not None and not float(switch_z) >= 0:
@@ -373,12 +248,19 @@ class IsmctsBot(Bot):
         self.widen = float(widen)
         self.below = below
         self.game_name = game_name
-        self.determinize = determinize
         self._determinize = _plain_determinize
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds else f"iterations={self.iterations}"
         return f"IsmctsBot({budget}, c={self.c}, rollout={self.rollout_mode!r})"
+
+    def determinizer(self, game: Game, state: Any, seat: int
+                     ) -> Callable[[Game, Any, int, np.random.Generator], Any]:
+        """Rollout mode: the ``(game, state, seat, rng) -> state`` re-dealer used
+        for every round of the search of this position; the game's own
+        ``determinize`` (uniform over what ``seat`` cannot see). Subclasses that
+        study other re-deals override it (``research/tusac_information``)."""
+        return _plain_determinize
 
     def _hooks(self, game: Game) -> GameHooks:
         return game_hooks(self.game_name or game.name)
@@ -425,7 +307,7 @@ class IsmctsBot(Bot):
         if sweep and (self.below == "policy" or (self.below == "auto" and base is not None)):
             if self.rollout_mode == "greedy" or (self.rollout_mode == "auto" and base is not None):
                 policy = base
-            opts = ROLLOUT_DEFAULTS.get(self.game_name or game.name, {})
+            opts = hooks.defaults
             iterations = self.iterations
             if iterations is None and self.seconds is None:
                 iterations = int(opts.get("rollout_determinizations", DEFAULT_ROLLOUT_DETERMINIZATIONS))
@@ -437,13 +319,8 @@ class IsmctsBot(Bot):
             steps = self.max_rollout_steps
             if steps is None:
                 steps = int(opts.get("rollout_max_steps", DEFAULT_MAX_ROLLOUT_STEPS))
-            self._determinize = _plain_determinize
-            if self.determinize != "plain":
-                # The game's determinizer for this position ("consistent", "model"), if it has one.
-                make = opts.get(f"{self.determinize}_determinizer")
-                if make is not None:
-                    self._determinize = make(game, state, seat)
-            candidates = opts.get("candidates")
+            self._determinize = self.determinizer(game, state, seat)
+            candidates = hooks.candidates
             if candidates is not None:
                 legal = candidates(game, state, legal)
                 if prior >= 0 and prior not in legal:

@@ -1,38 +1,37 @@
 """Bots by name: ``make_bot("greedy", "tethsi", seed=1)``.
 
 Three strengths for every game: ``random`` (uniform legal), ``greedy``
-(a rule-based player per game, in ``greedy_<game>.py``) and ``ismcts``
-(information-set MCTS, any game). A bot *spec* is a name with options,
+(a rule-based player per game, in its package: ``<game>_env/greedy.py``,
+found through :mod:`setgames.registry`) and ``ismcts`` (information-set MCTS,
+any game). A bot *spec* is a name with options,
 written ``"ismcts:iterations=400,c=0.5"`` on the command line.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from setgames import registry
 from setgames.bots.base import Bot, RandomBot
 from setgames.bots.ismcts import IsmctsBot
 
-__all__ = ["BOT_NAMES", "GREEDY_BOTS", "make_bot", "parse_bot_spec"]
+__all__ = ["BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
 
 BOT_NAMES = ("random", "greedy", "ismcts")
 
-GREEDY_BOTS = {
-    "tethsi": ("setgames.bots.greedy_tethsi", "GreedyTetHsiBot"),
-    "bharg": ("setgames.bots.greedy_bharg", "GreedyBhargBot"),
-    "tusac": ("setgames.bots.greedy_tusac", "GreedyTuSacBot"),
-}
-
 
 def greedy_class(game_name: str) -> type[Bot]:
-    """The greedy bot class of game ``game_name``."""
-    try:
-        mod, cls = GREEDY_BOTS[game_name]
-    except KeyError:
+    """The greedy bot class of game ``game_name`` (its descriptor's ``greedy``).
+
+    Raises:
+        ValueError: the game is unknown or has no greedy bot.
+    """
+    cls = registry.part(game_name, "greedy") if game_name in registry.game_names() else None
+    if cls is None:
+        have = [n for n in registry.game_names() if registry.describe(n).greedy is not None]
         raise ValueError(f"no greedy bot for game {game_name!r}; greedy bots exist for "
-                         f"{', '.join(GREEDY_BOTS)}") from None
-    return getattr(importlib.import_module(mod), cls)
+                         f"{', '.join(have)}")
+    return cls
 
 
 def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any) -> Bot:

@@ -8,12 +8,14 @@ Example::
 
 At the prompt: a move by its number or its label, ``hint``, ``quick``,
 ``undo [N]``, ``redo [N]``, ``save FILE``, ``load FILE``, ``watch``,
-``trash`` (Tu Sac), ``board``, ``help``, ``quit`` (or end of input).
+``board``, ``help``, ``quit`` (or end of input), and the game's own commands
+(Tu Sac: ``trash``).
 
 :mod:`setgames.play.session` is the game model (undo/redo, hint, quick,
 watch, save/load), :mod:`setgames.play.screen` draws what the player may see,
-:mod:`setgames.play.repl` is the prompt loop, :mod:`setgames.play.tusac_tools`
-the Tu Sac "Find Trash" and non-worst-discard warning. The command line wires
+:mod:`setgames.play.repl` is the prompt loop, :mod:`setgames.play.tools` what a
+game lends the table (its package's ``TableTools``: Tu Sac's "Find Trash" and
+non-worst-discard warning live in ``tusac_env/table.py``). The command line wires
 :func:`add_arguments` and :func:`run` in as the ``play`` subcommand.
 """
 

@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from setgames.play import tusac_tools
 from setgames.play.screen import Colorizer, agent_name, render_screen, use_color
 from setgames.play.session import LoadError, Session, SessionError, load_record
+from setgames.play.tools import TableCommand, TableTools, command_owner, table_tools
 
 __all__ = ["DEFAULT_DELAY", "HELP", "Repl", "add_arguments", "run"]
 
@@ -34,7 +34,6 @@ Commands:
   save FILE     save the game (a JSON game record)
   load FILE     load a saved game and continue it
   watch         let the bots finish the game
-  trash         Tu Sac: my trash cards and the worst ones to discard
   board         show the table again
   help          this list
   quit          leave (Ctrl-D too)"""
@@ -72,10 +71,12 @@ class Repl:
             "hint": self.cmd_hint, "quick": self.cmd_quick,
             "undo": self.cmd_undo, "redo": self.cmd_redo,
             "save": self.cmd_save, "load": self.cmd_load,
-            "watch": self.cmd_watch, "trash": self.cmd_trash,
+            "watch": self.cmd_watch,
             "board": self.cmd_board, "show": self.cmd_board,
             "quit": self.cmd_quit, "exit": self.cmd_quit, "q": self.cmd_quit,
         }
+        for command in self.tools.commands:
+            self._commands[command.name] = self._table_command(command)
 
     # ------------------------------------------------------------------ output
     def say(self, text: str = "") -> None:
@@ -92,6 +93,11 @@ class Repl:
         """Registry name of the game."""
         return self.session.game_name
 
+    @property
+    def tools(self) -> TableTools:
+        """What the game lends the table (extra commands, move warnings, event lines)."""
+        return table_tools(self.game_name)
+
     def show(self) -> None:
         """Print the screen for the human."""
         s = self.session
@@ -104,16 +110,17 @@ class Repl:
         return f"{agent_name(seat)} ({who}): {label}"
 
     def say_move(self, seat: int, action: int, who: str, events_before: int) -> None:
-        """Print a move and, in Tu Sac, what it set off (the card a hit turned
-        up, automatic claims, the end)."""
+        """Print a move and what it set off where the game tells (Tu Sac: the
+        card a hit turned up, automatic claims, the end)."""
         self.say(self.move_line(seat, action, who))
-        if self.game_name == "tusac":
-            new = self.session.game.events(self.session.state)[events_before:]
-            for line in tusac_tools.describe_events(new):
+        describe = self.tools.describe_events
+        if describe is not None:
+            for line in describe(self.session, events_before):
                 self.say(self.color.cards(line, self.game_name))
 
     def _n_events(self) -> int:
-        return len(self.session.game.events(self.session.state)) if self.game_name == "tusac" else 0
+        count = self.tools.event_count
+        return 0 if count is None else count(self.session)
 
     # ------------------------------------------------------------------ loop
     def readline(self, prompt: str = PROMPT) -> str | None:
@@ -177,6 +184,10 @@ class Repl:
         cmd = words[0].lower()
         if cmd in self._commands:
             return bool(self._commands[cmd](words[1:]))
+        owner = command_owner(cmd)
+        if owner is not None:
+            self.error(f"{cmd} is a {owner} command")
+            return False
         self.play_text(text)
         return False
 
@@ -192,12 +203,13 @@ class Repl:
         except SessionError as e:
             self.error(f"{e} (type help for commands)")
             return
-        warning = tusac_tools.discard_warning(s) if self.game_name == "tusac" else None
-        if warning is not None and warning.applies(action):
-            self.say(warning.message(action))
-            answer = self.readline("Discard it anyway? [y/N] ")
+        check = self.tools.warning
+        warning = None if check is None else check(s, action)
+        if warning is not None:
+            self.say(warning.message)
+            answer = self.readline(warning.question)
             if answer is None or answer.strip().lower() not in ("y", "yes"):
-                self.say("Not discarded.")
+                self.say(warning.declined)
                 return
         self.play_and_reply(action)
 
@@ -212,8 +224,14 @@ class Repl:
 
     # ------------------------------------------------------------------ commands
     def cmd_help(self, args: list[str]) -> None:
-        """``help``."""
-        self.say(HELP)
+        """``help``: the commands, the game's own ones included."""
+        extra = [f"  {c.name:<14}{c.help}" for c in self.tools.commands]
+        if not extra:
+            self.say(HELP)
+            return
+        lines = HELP.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("  board"))
+        self.say("\n".join(lines[:at] + extra + lines[at:]))
 
     def cmd_quit(self, args: list[str]) -> bool:
         """``quit``."""
@@ -340,19 +358,18 @@ class Repl:
             self.run_bots()
         self.show()
 
-    def cmd_trash(self, args: list[str]) -> None:
-        """``trash`` (Tu Sac): my trash cards, their outs, the worst ones."""
-        if not self._no_args("trash", args):
-            return
-        if self.game_name != "tusac":
-            self.error("trash is a Tu Sac command")
-            return
-        try:
-            text = tusac_tools.trash_text(self.session)
-        except SessionError as e:
-            self.error(str(e))
-            return
-        self.say(self.color.cards(text, self.game_name))
+    def _table_command(self, command: TableCommand) -> Callable[[list[str]], None]:
+        """The handler of one of the game's own commands (no arguments)."""
+        def run(args: list[str]) -> None:
+            if not self._no_args(command.name, args):
+                return
+            try:
+                text = command.run(self.session)
+            except SessionError as e:
+                self.error(str(e))
+                return
+            self.say(self.color.cards(text, self.game_name))
+        return run
 
 
 # ---------------------------------------------------------------------- CLI

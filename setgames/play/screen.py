@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
+from setgames import registry
 from setgames.cards import DECKTET_NAMES, DECKTET_SUIT_MASKS, SUIT_NAMES, TUSAC_COLORS, TUSAC_PIECES
 from setgames.game import Game
 
@@ -55,11 +56,11 @@ class Colorizer:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        tusac = "|".join(TUSAC_COLORS)
+        colors = "|".join(TUSAC_COLORS)
         pieces = "|".join(TUSAC_PIECES)
-        self._tusac = re.compile(rf"\b({tusac})(\s+(?:{pieces})s?)?\b", re.IGNORECASE)
+        self._chess = re.compile(rf"\b({colors})(\s+(?:{pieces})s?)?\b", re.IGNORECASE)
         # Compact codes of the Tu Sac renders: colour letter + piece letter, e.g. "gK".
-        self._tusac_short = re.compile(r"\b([rygw])[KGMRCNP]\b")
+        self._chess_short = re.compile(r"\b([rygw])[KGMRCNP]\b")
         names = sorted(DECKTET_NAMES, key=len, reverse=True)
         self._decktet = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r"|"
                                    + "|".join(SUIT_NAMES) + r")\b")
@@ -84,13 +85,15 @@ class Colorizer:
         return self.paint(text, _DIM)
 
     def cards(self, text: str, game_name: str) -> str:
-        """``text`` with every card name (or suit) coloured for ``game_name``."""
+        """``text`` with every card name (or suit) coloured for ``game_name``
+        (by the deck its descriptor names: :attr:`~setgames.registry.GameInfo.card_style`)."""
         if not self.enabled:
             return text
-        if game_name == "tusac":
-            text = self._tusac.sub(lambda m: self.paint(m.group(0), TUSAC_ANSI[m.group(1).lower()]), text)
-            return self._tusac_short.sub(lambda m: self.paint(m.group(0), _SHORT_ANSI[m.group(1)]), text)
-        if game_name in ("tethsi", "bharg"):
+        style = registry.describe(game_name).card_style if game_name in registry.game_names() else None
+        if style == "chess":
+            text = self._chess.sub(lambda m: self.paint(m.group(0), TUSAC_ANSI[m.group(1).lower()]), text)
+            return self._chess_short.sub(lambda m: self.paint(m.group(0), _SHORT_ANSI[m.group(1)]), text)
+        if style == "decktet":
             return self._decktet.sub(lambda m: self.paint(m.group(0), self._decktet_colour[m.group(0)]),
                                      text)
         return text

@@ -57,12 +57,14 @@ class RLlibTurnCore:
 
     Args:
         config: ``{"game": name or Game class, **game options}`` (RLlib passes
-            its ``env_config`` here); the game defaults to ``"bharg"``.
+            its ``env_config`` here); ``game`` is required.
     """
 
     def __init__(self, config: dict[str, Any] | None = None):
         config = dict(config or {})
-        game = config.pop("game", "bharg")
+        if "game" not in config:
+            raise ValueError("env_config needs a 'game': a registered name or a Game class")
+        game = config.pop("game")
         self.game = resolve_game(game, config)
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]

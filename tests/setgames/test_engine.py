@@ -123,6 +123,6 @@ def test_every_game_has_its_engine_built_where_ci_requires_it():
     from setgames import seeding
 
     assert seeding._c_words32 is not None, "setgames._seedhash not built"
-    from setgames.bots import greedy_tusac
+    from tusac_env import greedy as greedy_tusac
 
-    assert greedy_tusac._tusac_greedy is not None, "setgames.bots._tusac_greedy not built"
+    assert greedy_tusac._tusac_greedy is not None, "tusac_env._greedy not built"

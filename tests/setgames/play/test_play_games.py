@@ -370,3 +370,13 @@ def test_hint_from_the_search_bot_gives_its_one_line_reason():
                            "ismcts:iterations=30", "--delay", "0"], "hint\n")
     line = next(x for x in out.splitlines() if x.startswith("Hint"))
     assert status == 0 and re.fullmatch(r"Hint \(ismcts:iterations=30\): \d+\. .+ \(.+\)", line), line
+
+
+def test_tusac_help_lists_its_trash_command_and_other_games_name_it():
+    repl, out = _tusac_repl(seed=4)
+    repl.handle("help")
+    assert "trash         my trash cards and the worst ones to discard" in out.getvalue()
+    session = Session(make_game("bharg"), "bharg", 1, 0, "random")
+    other = io.StringIO()
+    Repl(session, inp=io.StringIO(""), out=other, color=False).handle("trash")
+    assert "trash is a Tu Sac command" in other.getvalue() and session.actions == []

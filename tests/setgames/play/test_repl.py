@@ -161,7 +161,7 @@ def test_help_lists_every_command_and_quit_stops():
     repl, out = toy_repl(s, "help\nquit\n1\n")
     assert repl.run() == 0
     text = out.getvalue()
-    for word in ("hint", "quick", "undo", "redo", "save FILE", "load FILE", "watch", "trash", "help", "quit"):
+    for word in ("hint", "quick", "undo", "redo", "save FILE", "load FILE", "watch", "help", "quit"):
         assert word in text
     assert s.actions == []  # nothing read after quit
 

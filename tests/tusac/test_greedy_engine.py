@@ -1,4 +1,4 @@
-"""The compiled greedy Tu Sac player (``setgames.bots._tusac_greedy``) against the Python bot.
+"""The compiled greedy Tu Sac player (``tusac_env._greedy``) against the Python bot.
 
 The reference is :class:`GreedyTuSacBot` on the rules layer: the compiled copy
 must choose the same move in every position, and a rollout on the engine must
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from setgames.bots.base import RandomBot
-from setgames.bots.greedy_tusac import ISMCTS_HOOKS, GreedyTuSacBot, engine_rollout
 from setgames.bots.ismcts import IsmctsBot
 from setgames.game import rng_from_seed
 from setgames.kernels import tusac as kern
+from tusac_env.greedy import ISMCTS_HOOKS, GreedyTuSacBot, engine_rollout
 from tusac_env.melds import khap_types
 from tusac_env.rules import TuSacGame
 
-compiled = pytest.importorskip("setgames.bots._tusac_greedy")
+compiled = pytest.importorskip("tusac_env._greedy")
 Engine = pytest.importorskip("tusac_env._engine").Engine
 
 

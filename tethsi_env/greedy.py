@@ -28,7 +28,7 @@ import numpy as np
 
 from setgames.bits import bit_list
 from setgames.bots.base import ExplainingBot
-from setgames.bots.ismcts import GameHooks
+from setgames.bots.hooks import GameHooks
 from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import PAIRS_BY_CARD
 from tethsi_env.layout import NOTHING, PAIR_OF_ACTION, PLAY_START, SET_START, TAKE, Phase
@@ -215,4 +215,5 @@ def evaluate(game: Any, state: Any) -> list[float]:
 
 
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate,
-                         defaults={"iterations": 100, "determinizations": 16})
+                         defaults={"iterations": 100, "determinizations": 16,
+                                   "rollout_determinizations": 600})

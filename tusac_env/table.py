@@ -1,5 +1,7 @@
 """Tu Sac helpers of the Vinagames table: "Find Trash" and the warning before
-discarding a card that is not among the worst.
+discarding a card that is not among the worst, lent to the play session as
+:data:`TABLE_TOOLS` (the ``trash`` command, the discard confirmation, and lines
+for the events a move set off: the card a hit turned up, automatic claims).
 
 Both read only what the human's seat may know: its own private block (Khaps
 included), and the counts of cards it has not seen, from its own view
@@ -16,10 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from setgames.cards import TUSAC_NAMES
+from setgames.kernels import tusac as kern
 from setgames.play.session import Session, SessionError
+from setgames.play.tools import MoveWarning, TableCommand, TableTools
+from tusac_env.melds import khap_types, unseen_counts
 
 __all__ = [
     "DISCARD_BLOCK",
+    "TABLE_TOOLS",
     "DiscardWarning",
     "TrashReport",
     "describe_events",
@@ -49,16 +55,12 @@ class TrashReport:
 
 
 def _seat_view(state: Any, seat: int) -> tuple[list[int], tuple[int, ...], list[int]]:
-    from tusac_env.melds import khap_types, unseen_counts
-
     counts = list(state.private[seat])
     return counts, khap_types(counts), unseen_counts(state, seat)
 
 
 def trash_report(state: Any, seat: int) -> TrashReport:
     """The trash cards of ``seat``, their outs and the worst ones."""
-    from setgames.kernels import tusac as kern
-
     counts, khaps, unseen = _seat_view(state, seat)
     discards = tuple(kern.trash_discards(counts, khaps))
     outs = kern.outs(counts, unseen, khaps)
@@ -144,3 +146,23 @@ def describe_events(events: list[Any]) -> list[str]:
         elif kind == "draw":
             lines.append(f"  the game is drawn ({ev[1]} cards left in the draw pile)")
     return lines
+
+
+def _move_warning(session: Session, action: int) -> MoveWarning | None:
+    warning = discard_warning(session)
+    if warning is None or not warning.applies(action):
+        return None
+    return MoveWarning(warning.message(action), "Discard it anyway? [y/N] ", "Not discarded.")
+
+
+def _event_count(session: Session) -> int:
+    return len(session.game.events(session.state))
+
+
+def _new_event_lines(session: Session, since: int) -> list[str]:
+    return describe_events(session.game.events(session.state)[since:])
+
+
+TABLE_TOOLS = TableTools(
+    commands=(TableCommand("trash", "my trash cards and the worst ones to discard", trash_text),),
+    warning=_move_warning, event_count=_event_count, describe_events=_new_event_lines)

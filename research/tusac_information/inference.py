@@ -22,7 +22,7 @@ block (rebuilt backwards from the block now plus every card it has given up,
 all of them public) and counts the non-events it contradicts.
 :func:`consistent_determinize` draws re-deals until one contradicts nothing
 (or keeps the best of :data:`DEFAULT_TRIES`); ISMCTS samples from it with
-``ismcts:determinize=consistent``. The observer's own information is all it
+``InformedIsmctsBot(determinize="consistent")``. The observer's own information is all it
 reads: the event record is public, the observer's block is its own.
 
 Measured (``tests/`` check the invariant; figures from the lead's diagnostics

@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The greedy Tu Sac player compiled on the engine's C state (ISMCTS's rollouts).
 
-The same choices as :class:`setgames.bots.greedy_tusac.GreedyTuSacBot` (the
-reference: ``tests/setgames/bots/test_tusac_greedy_engine.py`` plays both on the
+The same choices as :class:`tusac_env.greedy.GreedyTuSacBot` (the
+reference: ``tests/tusac/test_greedy_engine.py`` plays both on the
 same positions and compares every move), read from a
 :class:`tusac_env._engine.Engine` (declared in ``tusac_env/_engine.pxd``)
 instead of a rules-layer state:
@@ -112,7 +112,7 @@ cdef int _greedy(Engine e) except -1:
 def greedy_action(Engine engine):
     """The greedy bot's action for the engine's current seat (the game must not be over)."""
     if not KIND_VALUES_SET:
-        raise RuntimeError("set_kind_values() first (setgames.bots.greedy_tusac does it on import)")
+        raise RuntimeError("set_kind_values() first (tusac_env.greedy does it on import)")
     if engine.phase == PH_OVER:
         raise ValueError("the game is over: no action to choose")
     return _greedy(engine)
@@ -123,7 +123,7 @@ def play_greedy(Engine engine, int limit):
     the per-seat returns (a tuple) when it ended, else None."""
     cdef int steps = 0
     if not KIND_VALUES_SET:
-        raise RuntimeError("set_kind_values() first (setgames.bots.greedy_tusac does it on import)")
+        raise RuntimeError("set_kind_values() first (tusac_env.greedy does it on import)")
     while engine.phase != PH_OVER and steps < limit:
         engine._apply(_greedy(engine))
         steps += 1

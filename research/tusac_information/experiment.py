@@ -5,9 +5,9 @@ twice, the bots' seats swapped) with its re-deals drawn four ways:
 
 - ``plain``: the game's ``determinize`` (what the bot sees; the default);
 - ``infer``: re-deals consistent with the public non-events
-  (:mod:`setgames.bots.tusac_inference`, ``ismcts:determinize=consistent``);
+  (:mod:`research.tusac_information.inference`, ``InformedIsmctsBot(determinize="consistent")``);
 - ``model``: re-deals drawn from the learned hand model
-  (:mod:`setgames.bots.tusac_handmodel`, ``ismcts:determinize=model``);
+  (:mod:`research.tusac_information.handmodel`, ``InformedIsmctsBot(determinize="model")``);
 - ``hands``: the true private blocks of the others, the draw pile re-shuffled
   (a cheat: how much the others' hands are worth);
 - ``hands-at-discards`` / ``hands-elsewhere``: the same cheat only when the
@@ -24,7 +24,7 @@ twice, the bots' seats swapped) with its re-deals drawn four ways:
   that finds such hands from scratch (the start is the only cheat; the chain
   runs ``--chain-steps`` swaps a decision to decorrelate from it).
 
-    python benchmarks/tusac_information.py --mode hands --players 2 --deals 50 --workers 2
+    python -m research.tusac_information.experiment --mode hands --players 2 --deals 50 --workers 2
 
 Prints the ISMCTS score (win 1, draw 1/2) with a 95% interval over deals.
 Seeds are fixed, so a run is reproducible.
@@ -71,8 +71,8 @@ def _posterior_oracle(game: Any, init: Any, moves: list[tuple[int, int]], steps:
     are ``moves`` (``(seat, action)``, appended as the game goes); see the module docstring."""
     from tusac_env._engine import Engine
 
-    from setgames.bots import _tusac_greedy
-    from setgames.bots.tusac_inference import hand_history
+    from research.tusac_information.inference import hand_history
+    from tusac_env import _greedy as _tusac_greedy
     from tusac_env.melds import khap_types, rebuild_caches
 
     engine = Engine(game)
@@ -161,9 +161,9 @@ def _posterior_oracle(game: Any, init: Any, moves: list[tuple[int, int]], steps:
 
 def play(task: tuple[int, int, int, str, int | None, int]) -> float:
     """One game of deal ``deal``; ISMCTS holds the seats of parity ``side``. Its score."""
-    from setgames.bots.greedy_tusac import GreedyTuSacBot
-    from setgames.bots.ismcts import IsmctsBot
+    from research.tusac_information.search import InformedIsmctsBot
     from setgames.game import rng_from_seed
+    from tusac_env.greedy import GreedyTuSacBot
     from tusac_env.rules import TuSacGame
 
     n, deal, side, mode, iterations, chain_steps = task
@@ -179,8 +179,8 @@ def play(task: tuple[int, int, int, str, int | None, int]) -> float:
     bots: list[Any] = []
     for s in range(n):
         if s % 2 == side:
-            bots.append(IsmctsBot(seed=deal * 10 + s, iterations=iterations,
-                                  determinize=DETERMINIZE.get(mode, "plain")))
+            bots.append(InformedIsmctsBot(seed=deal * 10 + s, iterations=iterations,
+                                          determinize=DETERMINIZE.get(mode, "plain")))
         else:
             bots.append(GreedyTuSacBot(deal))
     while not game.is_over(state):

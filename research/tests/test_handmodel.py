@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from setgames.bots.tusac_handmodel import (
+from research.tusac_information.handmodel import (
     FEATURE_NAMES,
     WEIGHTS,
     _weighted_deal,
@@ -21,7 +21,7 @@ from setgames.bots.tusac_handmodel import (
     uniform_weights,
 )
 from setgames.game import rng_from_seed
-from tests.setgames.bots.tusac_play import greedy_positions
+from tests.tusac.greedy_play import greedy_positions
 from tusac_env.rules import TuSacGame
 
 
@@ -139,7 +139,8 @@ def test_determinizer_refuses_another_position():
 
 
 def test_ismcts_model_option_uses_the_hand_model(monkeypatch):
-    from setgames.bots import make_bot, tusac_handmodel
+    from research.tusac_information import handmodel as tusac_handmodel
+    from research.tusac_information.search import InformedIsmctsBot
 
     made = []
     real = tusac_handmodel.model_determinizer
@@ -151,8 +152,8 @@ def test_ismcts_model_option_uses_the_hand_model(monkeypatch):
     monkeypatch.setattr(tusac_handmodel, "model_determinizer", counting)
     game, state = next(p for p in greedy_positions(2, range(3), every=3)
                        if len(p[0].legal_actions(p[1])) > 1)
-    bot = make_bot("ismcts", "tusac", 0, iterations=20, determinize="model")
+    bot = InformedIsmctsBot(0, iterations=20, determinize="model", game_name="tusac")
     assert bot.act(game, state, state.current) in game.legal_actions(state)
     assert made
     with pytest.raises(ValueError, match="determinize"):
-        make_bot("ismcts", "tusac", 0, determinize="psychic")
+        InformedIsmctsBot(0, determinize="psychic")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from setgames.bots.tusac_inference import consistent_determinize, hand_history, violations
+from research.tusac_information.inference import consistent_determinize, hand_history, violations
 from setgames.game import rng_from_seed
-from tests.setgames.bots.tusac_play import greedy_positions
+from tests.tusac.greedy_play import greedy_positions
 from tusac_env.rules import TuSacGame
 
 RR, RC, RN, RP = 3, 4, 5, 6  # red rook, cannon, knight, pawn (type = color * 7 + piece)
@@ -110,7 +110,9 @@ def test_consistent_determinize_rejects_bad_tries():
 
 
 def test_ismcts_option_samples_consistent_redeals(monkeypatch):
-    from setgames.bots import ismcts, make_bot, tusac_inference
+    from research.tusac_information import inference as tusac_inference
+    from research.tusac_information.search import InformedIsmctsBot
+    from setgames.bots import ismcts, make_bot
 
     calls = []
     real = tusac_inference.consistent_determinize
@@ -121,11 +123,11 @@ def test_ismcts_option_samples_consistent_redeals(monkeypatch):
 
     monkeypatch.setattr(tusac_inference, "consistent_determinize", counting)
     game, state = next(s for s in greedy_positions(4, range(5), every=3) if len(s[0].legal_actions(s[1])) > 1)
-    action = make_bot("ismcts", "tusac", 0, iterations=20, determinize="consistent").act(
+    action = InformedIsmctsBot(0, iterations=20, determinize="consistent", game_name="tusac").act(
         game, state, state.current)
     assert action in game.legal_actions(state) and len(calls) >= ismcts.RACE_MIN_ROUNDS // 2
     calls.clear()
     make_bot("ismcts", "tusac", 0, iterations=20).act(game, state, state.current)
     assert calls == []
     with pytest.raises(ValueError, match="determinize 'psychic'"):
-        make_bot("ismcts", "tusac", 0, determinize="psychic")
+        InformedIsmctsBot(0, determinize="psychic")

@@ -31,7 +31,7 @@ import numpy as np
 
 from setgames.bits import bit_list
 from setgames.bots.base import ExplainingBot
-from setgames.bots.ismcts import GameHooks
+from setgames.bots.hooks import GameHooks
 from setgames.cards import BHARG_VALUES
 from setgames.kernels.bharg import all_bound_trusted, evaluate
 
@@ -186,4 +186,4 @@ def evaluate_state(game: Any, state: Any) -> list[float]:
 
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate_state,
                          defaults={"iterations": 40, "determinizations": 16, "max_rollout_steps": 4,
-                                   "switch_z": 0.5})
+                                   "switch_z": 0.5, "rollout_determinizations": 96})

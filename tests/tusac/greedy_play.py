@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from setgames.bots.greedy_tusac import GreedyTuSacBot
 from setgames.game import rng_from_seed
+from tusac_env.greedy import GreedyTuSacBot
 from tusac_env.rules import TuSacGame
 
 

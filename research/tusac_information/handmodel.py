@@ -7,12 +7,12 @@ rarely holds another; a player who let a card go by without melding it holds
 neither its pair nor its partners; pairs pile up as the game goes on. The
 ISMCTS search is starved of exactly this: in 2-player Tu Sac against greedy it
 scores about 51% with uniform re-deals and 64% when shown the opponent's hand
-(``benchmarks/tusac_information.py``).
+(``python -m research.tusac_information.experiment``).
 
 :func:`features` turns the record into one row per (opponent, unseen card
 type); :data:`WEIGHTS` is a logistic model of "the opponent holds at least one
 card of this type", fitted on greedy self-play by :func:`fit` (``python -m
-setgames.bots.tusac_handmodel`` re-fits it and prints the held-out scores).
+research.tusac_information.handmodel`` re-fits it and prints the held-out scores).
 Its first feature is the uniform deal's own log-odds, so the other weights are
 the evidence the record adds. :func:`model_determinize` re-deals each other
 player's private block by weighted sampling without replacement, every unseen
@@ -27,8 +27,8 @@ does); against players who do not, it is a prior, not the truth.
 
 Measured (2 players): its re-deals hold 47-50% of the opponent's true cards
 against 36% for uniform re-deals, yet ISMCTS with them
-(``ismcts:determinize=model``) scored 51% [45, 57] against greedy over 100
-games (``benchmarks/tusac_information.py --mode model``), level with uniform
+(``InformedIsmctsBot(determinize="model")``) scored 51% [45, 57] against greedy over 100
+games (``python -m research.tusac_information.experiment --mode model``), level with uniform
 re-deals: the search's edge with the opponent's hand shown (64%) comes from
 exact facts (this pair, that winning card) that better marginals do not give.
 """
@@ -64,7 +64,7 @@ FEATURE_NAMES = (
     "king", "guard", "minister", "rook", "cannon", "knight", "pawn",
 )
 
-# Fitted by ``python -m setgames.bots.tusac_handmodel --games 300 --test-games 100`` (greedy
+# Fitted by ``python -m research.tusac_information.handmodel --games 300 --test-games 100`` (greedy
 # self-play, 300 games per player count, 338,562 rows). Held-out log-loss, uniform deal -> model:
 # 2p 0.631 -> 0.557, 3p 0.620 -> 0.559, 4p 0.626 -> 0.574.
 WEIGHTS = (0.9217, -3.1753, -1.8459, -0.7463, -0.0666, 0.0198, -1.1632, -0.1763, 1.1893, 0.2654,
@@ -231,8 +231,8 @@ def model_determinize(game: Any, state: Any, seat: int, rng: np.random.Generator
 def training_rows(num_players: int, seeds: range) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows and labels (holds >= 1 copy) from greedy self-play: at every
     decision of every seat, about every other seat."""
-    from setgames.bots.greedy_tusac import GreedyTuSacBot
     from setgames.game import rng_from_seed
+    from tusac_env.greedy import GreedyTuSacBot
     from tusac_env.rules import TuSacGame
 
     game = TuSacGame(num_players=num_players)

@@ -1,0 +1,13 @@
+"""What Bharg offers the tools (listed by :mod:`setgames.registry`)."""
+
+from setgames.registry import GameInfo
+
+DESCRIPTOR = GameInfo(
+    name="bharg",
+    title="Bharg",
+    rules="bharg_env.rules:BhargGame",
+    env="bharg_env.env:raw_env",
+    greedy="bharg_env.greedy:GreedyBhargBot",
+    search_hooks="bharg_env.greedy:ISMCTS_HOOKS",
+    card_style="decktet",
+)

@@ -1,0 +1,1 @@
+"""Experiments that measured no gain, kept with their findings (``FINDINGS.md``); not installed."""

@@ -1,0 +1,92 @@
+"""What a game may lend the play session beyond its rules: :class:`TableTools`.
+
+A game's package builds one ``TableTools`` (Tu Sac's "Find Trash" and the
+warning before a non-worst discard: ``tusac_env/table.py``) and names it in its
+descriptor (``table_tools``). The front ends ask :func:`table_tools` and show
+what it gives: extra commands, a confirmation before a move, and lines for
+the events a move set off that its label does not tell. A game without tools
+gets the plain session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from setgames import registry
+
+if TYPE_CHECKING:
+    from setgames.play.session import Session
+
+__all__ = ["MoveWarning", "TableCommand", "TableTools", "command_owner", "table_tools"]
+
+
+@dataclass(frozen=True)
+class TableCommand:
+    """An extra command of the prompt (``trash`` in Tu Sac).
+
+    Attributes:
+        name: the word typed.
+        help: one line for the ``help`` list.
+        run: ``session -> text`` the answer (may raise
+            :class:`~setgames.play.session.SessionError`, shown as one line).
+    """
+
+    name: str
+    help: str
+    run: Callable[[Session], str]
+
+
+@dataclass(frozen=True)
+class MoveWarning:
+    """A confirmation asked before a move (Tu Sac: a discard that is not among the worst).
+
+    Attributes:
+        message: what is wrong with the move.
+        question: the yes/no prompt.
+        declined: the line shown when the answer is not yes.
+    """
+
+    message: str
+    question: str = "Play it anyway? [y/N] "
+    declined: str = "Not played."
+
+
+@dataclass(frozen=True)
+class TableTools:
+    """A game's helpers for a human at the table; every part optional.
+
+    Attributes:
+        commands: extra prompt commands.
+        warning: ``(session, action) -> MoveWarning or None`` before the human's move.
+        event_count: ``session -> int``, the number of events so far (a mark
+            taken before a move).
+        describe_events: ``(session, since) -> lines`` for the events after the mark.
+    """
+
+    commands: tuple[TableCommand, ...] = ()
+    warning: Callable[[Session, int], MoveWarning | None] | None = None
+    event_count: Callable[[Session], int] | None = None
+    describe_events: Callable[[Session, int], list[str]] | None = None
+
+
+_NONE = TableTools()
+
+
+def table_tools(game_name: str) -> TableTools:
+    """The :class:`TableTools` of a registered game, or empty tools."""
+    if game_name not in registry.game_names():
+        return _NONE
+    tools = registry.part(game_name, "table_tools")
+    return _NONE if tools is None else tools
+
+
+def command_owner(word: str) -> str | None:
+    """The title of a registered game with an extra command ``word``, or None
+    (so a Tu Sac command typed in another game is told apart from a typo)."""
+    for name in registry.game_names():
+        has_tools = registry.describe(name).table_tools is not None
+        if has_tools and any(c.name == word for c in table_tools(name).commands):
+            return registry.game_title(name)
+    return None

@@ -1,0 +1,13 @@
+"""What Tet Hsi offers the tools (listed by :mod:`setgames.registry`)."""
+
+from setgames.registry import GameInfo
+
+DESCRIPTOR = GameInfo(
+    name="tethsi",
+    title="Tet Hsi",
+    rules="tethsi_env.rules:TetHsiGame",
+    env="tethsi_env.env:raw_env",
+    greedy="tethsi_env.greedy:GreedyTetHsiBot",
+    search_hooks="tethsi_env.greedy:ISMCTS_HOOKS",
+    card_style="decktet",
+)

@@ -1,0 +1,14 @@
+"""What Tu Sac offers the tools (listed by :mod:`setgames.registry`)."""
+
+from setgames.registry import GameInfo
+
+DESCRIPTOR = GameInfo(
+    name="tusac",
+    title="Tu Sac",
+    rules="tusac_env.rules:TuSacGame",
+    env="tusac_env.env:raw_env",
+    greedy="tusac_env.greedy:GreedyTuSacBot",
+    search_hooks="tusac_env.greedy:ISMCTS_HOOKS",
+    table_tools="tusac_env.table:TABLE_TOOLS",
+    card_style="chess",
+)
