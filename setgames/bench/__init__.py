@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,12 @@ TARGETS = {
 }
 
 
-def default_out_dir() -> Path:
-    """``benchmarks/results`` of the repository checkout, else ``./bench-results``."""
+def default_out_dir(quick: bool = False) -> Path:
+    """``benchmarks/results`` of the repository checkout, else ``./bench-results``; a
+    ``--quick`` run (a smoke test, not figures) goes to a folder of the system's
+    temporary directory, so it never replaces the published results."""
+    if quick:
+        return Path(tempfile.gettempdir()) / "setgames-bench-quick"
     root = Path(__file__).resolve().parents[2]
     if (root / "benchmarks").is_dir() and (root / "pyproject.toml").is_file():
         return root / "benchmarks" / "results"
@@ -63,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="time steps by the wall clock (default) or by this process's CPU time "
                         "(steadier on a machine shared with other jobs)")
     p.add_argument("--out", type=Path, default=None,
-                   help="output folder for bench.json, bench.md, bench.png (default: benchmarks/results)")
+                   help="output folder for bench.json, bench.md, bench.png (default: benchmarks/results; "
+                        "with --quick, setgames-bench-quick in the temporary directory)")
     p.add_argument("--no-write", action="store_true", help="print the Markdown only, write no files")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -181,6 +187,6 @@ def main(argv: list[str] | None = None) -> int:
     result = collect(args, command)
     print(report.to_markdown(result, chart_name=None))
     if not args.no_write:
-        written = report.write_outputs(result, args.out or default_out_dir())
+        written = report.write_outputs(result, args.out or default_out_dir(args.quick))
         print("\nwritten: " + ", ".join(written.values()))
     return 0

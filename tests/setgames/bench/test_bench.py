@@ -215,3 +215,17 @@ def test_reference_rows_carry_no_oracle_target():
     names = [t["name"] for t in check_targets([], rows)]
     assert names.count("tusac.max_value scalar / oracle") == 1  # from the trash-free row alone
     assert any(r["kernel"] == "tusac.max_value" and r.get("x_oracle") for r in rows)
+
+
+def test_quick_run_never_writes_over_the_published_results(tmp_path, monkeypatch, capsys):
+    from setgames.bench import default_out_dir
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    published = default_out_dir()
+    assert default_out_dir(quick=True) == tmp_path / "setgames-bench-quick" != published
+    before = {p.name: p.stat().st_mtime_ns for p in published.glob("bench.*")} if published.is_dir() else {}
+    assert main(["--quick", "--only", "kernels", "--seconds", "0.01", "-q", "--clock", "cpu"]) == 0
+    assert json.loads((tmp_path / "setgames-bench-quick" / "bench.json").read_text())["settings"]["quick"]
+    after = {p.name: p.stat().st_mtime_ns for p in published.glob("bench.*")} if published.is_dir() else {}
+    assert after == before  # the checkout's bench.json, bench.md and bench.png untouched
+    assert "setgames-bench-quick" in capsys.readouterr().out
