@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from setgames.actions import ActionLayout
+from setgames.checks import as_action, short_repr
 from setgames.seeding import fast_generator
 from setgames.spec import ObsSpec
 
@@ -153,14 +154,15 @@ class Game(abc.ABC, Generic[S]):
 
     def check_action(self, state: S, action: Any) -> int:
         """``action`` as an int if it is legal now; else ``IllegalActionError``
-        naming it and the legal actions."""
+        naming it and the legal actions. Only integers are actions (a Python or
+        numpy integer, or a 0-d integer array; not a bool, float or string)."""
         try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+            a = as_action(action)  # not a float, str, bool...: 15.99 is no action 15
+        except ValueError as exc:
+            raise IllegalActionError(str(exc)) from None
         legal = self.legal_actions(state)
         if a not in legal:
             what = self.layout.labels[a] if 0 <= a < self.layout.n else "out of range"
             names = ", ".join(f"{x} ({self.layout.labels[x]})" for x in legal) or "none"
-            raise IllegalActionError(f"illegal action {a} ({what}); legal: {names}")
+            raise IllegalActionError(f"illegal action {short_repr(a)} ({what}); legal: {names}")
         return a

@@ -44,6 +44,7 @@ import numpy as np
 
 from setgames.bits import bit_list
 from setgames.cards import NUM_STANDARD
+from setgames.checks import check_choice, check_int, is_integer, short_repr
 from setgames.game import Game
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
 from tethsi_env.layout import (
@@ -205,10 +206,12 @@ class TetHsiGame(Game[TetHsiState]):
     version = 0
 
     def __init__(self, first_player: int | str = 0):
-        ok = first_player == "random" if isinstance(first_player, str) else (
-            type(first_player) is int and first_player in (0, 1))  # not True, 0.0, np.int64...
-        if not ok:
-            raise ValueError(f"first_player {first_player!r} is not one of {FIRST_PLAYER_CHOICES}")
+        if isinstance(first_player, str):
+            first_player = check_choice("first_player", first_player, ("random",))
+        elif is_integer(first_player):  # a numpy integer too, stored as int (records are JSON)
+            first_player = check_int("first_player", first_player, 0, 1)
+        else:  # True, 0.0, None...
+            raise ValueError(f"first_player {short_repr(first_player)} is not one of {FIRST_PLAYER_CHOICES}")
         self.config = TetHsiConfig(first_player)
         self.num_players = 2
         self.layout = LAYOUT

@@ -56,7 +56,7 @@ class TuSacGame(Game[TuSacState]):
         num_players: 2, 3 or 4 (default 4).
         penalty_rule: apply the penalty rule (default True).
         first_player: seat dealt 21 cards, or ``"random"`` (drawn from the seed).
-        reward_scale: positive factor on the net payments (default 1.0).
+        reward_scale: factor on the net payments, finite, in [1e-6, 1e6] (default 1.0).
 
     >>> game = TuSacGame(num_players=2)
     >>> from setgames.game import rng_from_seed
@@ -73,7 +73,7 @@ class TuSacGame(Game[TuSacState]):
     def __init__(self, num_players: int = 4, penalty_rule: bool = True,
                  first_player: int | str = 0, reward_scale: float = 1.0):
         self.config = TuSacConfig(num_players, penalty_rule, first_player, reward_scale)
-        self.num_players = num_players
+        self.num_players = num_players = self.config.num_players
         self.layout = LAYOUT
         self.obs_spec = make_obs_spec(num_players)
         self._observer = Observer(self.obs_spec, num_players, flow.worst_cards)

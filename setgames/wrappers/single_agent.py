@@ -41,6 +41,7 @@ from setgames.wrappers._common import (
     PolicyBot,
     resolve_game,
     resolve_opponents,
+    trainer_action,
 )
 
 __all__ = ["ILLEGAL_ACTION_MODES", "LEARNER_SEAT_MODES", "MAX_REDEALS", "OBS_MODES", "PolicyBot",
@@ -195,10 +196,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             raise RuntimeError("step() called before reset()")
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        try:
-            a = int(np.asarray(action).reshape(-1)[0]) if np.ndim(action) else int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action {action!r} is not an integer action id") from None
+        a = trainer_action(action)
         game, state = self.game, self.state
         if not (0 <= a < self._n_actions and self._mask[a]):
             if self.illegal_action == "raise":

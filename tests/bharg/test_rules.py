@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from bharg_env.rules import DISCARD0, DRAW_DECK, OBS_SPEC, TAKE_DISCARD, BhargGame
+from bharg_env.rules import DISCARD0, DRAW_DECK, MAX_TURNS, OBS_SPEC, TAKE_DISCARD, BhargGame
 from setgames.game import rng_from_seed
 from setgames.kernels.bharg import all_bound
 from tests.bharg.helpers import cards, check_conservation, make_state, mask
@@ -306,3 +306,38 @@ def test_action_labels_and_parser():
     assert all(g.str_to_action(g.action_to_str(a)) == a for a in range(g.num_actions))
     with pytest.raises(ValueError, match="unknown"):
         g.str_to_action("discard nothing")
+
+
+@pytest.mark.parametrize("bad", [
+    {"num_players": 2.0}, {"num_players": np.float64(3)}, {"num_players": "2"},
+    {"max_turns": 10**12}, {"max_turns": MAX_TURNS + 1}, {"max_turns": np.float32(10)},
+    {"target_score": True}, {"target_score": np.float64(50)}, {"excuse": np.int64(1)},
+    {"reward": ["win"]}, {"reward": None},
+])
+def test_options_of_the_wrong_type_or_beyond_their_maximum_are_value_errors(bad):
+    key = next(iter(bad))
+    with pytest.raises(ValueError, match=f"^{key} "):
+        BhargGame(**bad)
+
+
+def test_max_turns_maximum_is_accepted_and_bounds_the_tables():
+    game = BhargGame(max_turns=MAX_TURNS)
+    assert game.config.max_turns == MAX_TURNS and len(game._turns_left) == MAX_TURNS + 1
+
+
+def test_numpy_options_are_converted_so_the_record_is_json():
+    from bharg_env import raw_env
+    from setgames.records import replay
+
+    env = raw_env(num_players=np.int64(3), max_turns=np.int32(50), target_score=np.uint8(20),
+                  excuse=np.bool_(True))
+    cfg = env.game.config_dict()
+    assert cfg["num_players"] == 3 and all(type(cfg[k]) is int for k in ("num_players", "max_turns",
+                                                                        "target_score"))
+    assert type(cfg["excuse"]) is bool and env.game.num_players == 3
+    env.reset(seed=2)
+    while env.agents and not (env.terminations[env.agent_selection]
+                              or env.truncations[env.agent_selection]):
+        env.step(int(np.flatnonzero(env._mask)[-1]))
+    rec = json.loads(json.dumps(env.record()))  # raises on a numpy value
+    assert replay(rec).state == env.game_state
