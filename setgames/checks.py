@@ -18,6 +18,7 @@ ValueError: max_turns 2.0 must be an integer 1..10
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from typing import Any
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "MAX_FILE_BYTES",
+    "MAX_RECORD_BYTES",
     "MAX_SEED",
     "as_action",
     "check_bool",
@@ -33,15 +34,19 @@ __all__ = [
     "check_int",
     "check_real",
     "check_seed",
+    "decode_text",
     "is_integer",
+    "parse_json",
     "read_text",
     "short_repr",
 ]
 
 MAX_SEED = 2**63 - 1  # seeds live in 0..2**63-1, numpy's PCG64 takes them whole
-# A record line is a few hundred bytes to a few kB (one action id a step, the longest
-# games a few thousand steps); 16 MB holds thousands of games and refuses /dev/zero.
-MAX_FILE_BYTES = 16 * 2**20
+# The most bytes one record (a records-file line, or a save file) may take. A record is a
+# few hundred bytes to a few kB (a few characters an action; a Bharg round at the
+# max_turns cap of 10000 turns is about 100 kB); 8 MB is far beyond any game, and keeps a
+# hostile file (/dev/zero, a line without end) from being read into memory.
+MAX_RECORD_BYTES = 8 * 2**20
 
 
 def short_repr(value: Any, limit: int = 40) -> str:
@@ -127,7 +132,7 @@ def check_seed(value: Any, name: str = "seed") -> int:
     return int(value)
 
 
-def read_text(path: str | os.PathLike, limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: str | os.PathLike, limit: int = MAX_RECORD_BYTES) -> str:
     """The UTF-8 text of the file at ``path``, read through at most ``limit`` bytes.
 
     Raises:
@@ -137,11 +142,33 @@ def read_text(path: str | os.PathLike, limit: int = MAX_FILE_BYTES) -> str:
     where = os.fspath(path)
     with open(where, "rb") as f:
         data = f.read(limit + 1)
+    return decode_text(data, repr(where), limit)
+
+
+def decode_text(data: bytes, where: str, limit: int = MAX_RECORD_BYTES) -> str:
+    """``data`` (at most ``limit`` bytes, read from ``where``) as text.
+
+    Raises:
+        ValueError: more than ``limit`` bytes, a NUL byte, or bytes that are not UTF-8.
+    """
     if len(data) > limit:
-        raise ValueError(f"{where!r} is larger than {limit:,} bytes: not a records or save file")
+        raise ValueError(f"{where} is larger than {limit:,} bytes: not a record")
     if b"\0" in data:
-        raise ValueError(f"{where!r} is not a text file (it holds NUL bytes)")
+        raise ValueError(f"{where} is not a text file (it holds NUL bytes)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{where!r} is not UTF-8 text") from None
+        raise ValueError(f"{where} is not a text file (not UTF-8)") from None
+
+
+def parse_json(text: str, where: str) -> Any:
+    """``json.loads(text)``, every failure a one-line ``ValueError`` naming ``where``
+    (bad JSON, an integer of more digits than Python converts, nesting too deep)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+    except ValueError as exc:  # an integer beyond Python's 4300-digit conversion limit
+        raise ValueError(f"{where}: not a usable JSON value ({str(exc).splitlines()[0]})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deep") from None

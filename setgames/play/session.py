@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from setgames.bots import Bot, make_bot, parse_bot_spec
+from setgames.checks import is_integer, parse_json, read_text, short_repr
 from setgames.game import Game, rng_from_seed
 from setgames.records import RecordError, make_record, validate_record
 
@@ -379,6 +380,12 @@ class Session:
         if opponents is None and isinstance(seats, list):
             opponents = next((s for s in seats if s != HUMAN), "random")
         seed, actions = record["seed"], record["actions"]
+        # The save's own fields, typed: a list where a name goes must not reach the bots.
+        if human_seat is not None and not is_integer(human_seat):
+            raise LoadError(f"the record's human_seat {short_repr(human_seat)} is not a seat number")
+        for key, value in (("opponents", opponents), ("hint_bot", record.get("hint_bot"))):
+            if value is not None and not isinstance(value, str):
+                raise LoadError(f"the record's {key} {short_repr(value)} is not a bot name")
         try:
             session = cls(game, name, seed, int(human_seat or 0), str(opponents or "random"),
                           bot_factory, hint_bot or record.get("hint_bot"))
@@ -399,19 +406,18 @@ def load_record(path: str | os.PathLike) -> dict[str, Any]:
     """
     where = os.fspath(path)
     try:
-        with open(where, encoding="utf-8") as f:
-            text = f.read()
+        text = read_text(where)  # at most MAX_RECORD_BYTES: /dev/zero is refused, not read
     except OSError as e:
         raise LoadError(f"cannot read {where!r}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise LoadError(f"{where!r} is not a text file") from None
+    except ValueError as e:
+        raise LoadError(f"{e}: not a saved game") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        data = parse_json(text, repr(where))
+    except ValueError:
         first = text.strip().splitlines()[:1]
         try:
-            data = json.loads(first[0]) if first else None
-        except json.JSONDecodeError:
+            data = parse_json(first[0], repr(where)) if first else None
+        except ValueError:
             data = None
         if data is None:
             raise LoadError(f"{where!r} is not a saved game (not JSON)") from None
