@@ -52,7 +52,7 @@ MAX_RECORD_BYTES = 8 * 2**20
 def short_repr(value: Any, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters, safe for any value (a huge
     int, whose decimal form Python refuses past 4300 digits, is named by its size)."""
-    if isinstance(value, int) and value.bit_length() > 64:
+    if isinstance(value, int) and value.bit_length() > 128:
         return f"<an integer of {value.bit_length()} bits>"
     try:
         text = repr(value)

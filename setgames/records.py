@@ -231,13 +231,15 @@ def replay(rec: dict[str, Any], game_factory: Callable[..., Game] | None = None,
         game.apply(state, a)
     outcome = json.loads(json.dumps(game.outcome(state))) if game.is_over(state) else {}
     returns = tuple(float(r) for r in game.returns(state))
-    if "outcome" in rec or "returns" in rec:
+    # An optional field written as null counts as absent (validate_record allows it).
+    has_outcome, has_returns = rec.get("outcome") is not None, rec.get("returns") is not None
+    if has_outcome or has_returns:
         if not game.is_over(state):
             raise RecordError("record claims an outcome but its game is not over after its actions")
-        if "outcome" in rec and rec["outcome"] != outcome:
+        if has_outcome and rec["outcome"] != outcome:
             raise RecordError(f"replayed outcome {short_repr(outcome, 200)} differs from the recorded "
                               f"{short_repr(rec['outcome'], 200)}")
-        if "returns" in rec and [float(r) for r in rec["returns"]] != list(returns):
+        if has_returns and [float(r) for r in rec["returns"]] != list(returns):
             raise RecordError(f"replayed returns {list(returns)} differ from the recorded "
                               f"{short_repr(rec['returns'], 200)}")
     return ReplayResult(game, state, returns, outcome)
