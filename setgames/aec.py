@@ -18,6 +18,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from setgames.checks import NUMPY_INTEGER_TYPES as _NP_INTS
 from setgames.checks import as_action, check_real, check_seed, short_repr
 from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
@@ -259,6 +260,8 @@ class SetGameEnv(AECEnv):
             return
         if type(action) is int:
             a = action
+        elif type(action) in _NP_INTS:  # what Discrete.sample and policies hand over
+            a = int(action)
         else:
             try:
                 a = as_action(action)

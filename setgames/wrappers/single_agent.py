@@ -35,6 +35,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from setgames.aec import MAX_ILLEGAL_REWARD
+from setgames.checks import check_real, is_integer
 from setgames.game import Game, IllegalActionError, rng_from_seed
 from setgames.wrappers._common import (
     GameStatePickling,
@@ -97,7 +99,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             if learner_seat not in LEARNER_SEAT_MODES:
                 raise ValueError(f"learner_seat {learner_seat!r} is not a seat number nor one of "
                                  f"{LEARNER_SEAT_MODES}")
-        elif not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < n):
+        elif not (is_integer(learner_seat) and 0 <= learner_seat < n):  # not True, not 1.0
             raise ValueError(f"learner_seat {learner_seat!r} is not a seat of a {n}-player game")
         if obs_mode not in OBS_MODES:
             raise ValueError(f"obs_mode {obs_mode!r} is not one of {OBS_MODES}")
@@ -108,7 +110,8 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         self.seat_mode = learner_seat
         self.obs_mode = obs_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD,
+                                         MAX_ILLEGAL_REWARD)
         self.render_mode = render_mode
         self.opponents = resolve_opponents(opponents, self.game)
         self._n_actions = self.game.num_actions
