@@ -119,11 +119,14 @@ class Session:
                  opponents: str = "random",
                  bot_factory: Callable[[str, int | None], Bot] | None = None,
                  hint_bot: str | None = None):
-        if not 0 <= int(human_seat) < game.num_players:
-            raise ValueError(f"seat {human_seat!r} is not a seat of a {game.num_players}-player game "
-                             f"(0..{game.num_players - 1})")
-        if not 0 <= int(seed) < _SEED_LIMIT:
-            raise ValueError(f"seed {seed!r} must be in 0..2**63-1")
+        if not is_integer(human_seat) or not 0 <= human_seat < game.num_players:  # not 1.5, True
+            raise ValueError(f"seat {short_repr(human_seat)} is not a seat of a {game.num_players}-player "
+                             f"game (0..{game.num_players - 1})")
+        if not is_integer(seed) or not 0 <= seed < _SEED_LIMIT:
+            raise ValueError(f"seed {short_repr(seed)} must be in 0..2**63-1")
+        for key, spec in (("opponents", opponents), ("hint_bot", hint_bot)):
+            if spec is not None and not isinstance(spec, str):
+                raise ValueError(f"{key} {short_repr(spec)} is not a bot name")
         self.game = game
         self.game_name = game_name
         self.seed = int(seed)
@@ -387,7 +390,7 @@ class Session:
             if value is not None and not isinstance(value, str):
                 raise LoadError(f"the record's {key} {short_repr(value)} is not a bot name")
         try:
-            session = cls(game, name, seed, int(human_seat or 0), str(opponents or "random"),
+            session = cls(game, name, seed, int(human_seat or 0), opponents or "random",
                           bot_factory, hint_bot or record.get("hint_bot"))
         except (ValueError, TypeError) as e:
             raise LoadError(f"the record cannot be played: {e}") from None
