@@ -436,8 +436,8 @@ class TetHsiGame(Game[TetHsiState]):
             data["remaining"],
             _mask(check_ids(data["discard"], "discard", 0, NUM_STANDARD - 1, max_len=NUM_STANDARD)),
             pairs["set_cards"],
-            [[tuple(check_list(t, f"sets[{i}][{j}]", 4)) for j, t in enumerate(check_list(sets[i], f"sets[{i}]"))]
-             for i in range(2)],
+            [[tuple(check_list(t, f"sets[{i}][{j}]", 4))
+              for j, t in enumerate(check_list(sets[i], f"sets[{i}]"))] for i in range(2)],
             check_list(data["pile"], "pile"), data["seat"], data["phase"], data["first_player"],
             data["turn"], data["winner"], data["reason"],
             [tuple(e) if isinstance(e, list) else e for e in check_list(data["events"], "events")],
