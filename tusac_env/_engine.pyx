@@ -257,9 +257,15 @@ cdef class Engine:
 
     # ------------------------------------------------------------ load
     def load(self, state):
-        """Copy the rules-layer ``state`` in (it is neither kept nor changed)."""
+        """Copy the rules-layer ``state`` in (it is neither kept nor changed).
+
+        Raises:
+            ValueError: a state the rules could not produce (``game.validate``),
+                refused before anything is copied (the C below trusts its ids).
+        """
         cdef int n = self.n
         cdef int s, t, i, j
+        self.game.validate(state)
         if state.num_players != n:
             raise ValueError(f"state has {state.num_players} players, the engine {n}")
         self.first = state.first

@@ -179,6 +179,8 @@ def _make_observe(off: dict[str, int], n: int, size: int,
 
     def observe(state: TuSacState, seat: int) -> np.ndarray:
         """``seat``'s observation: its cached prefix and the bytes of the moment."""
+        if type(seat) is not int or not 0 <= seat < n:  # segment[-1] would be the last seat's
+            raise ValueError(f"seat {seat!r} is not a seat 0..{n - 1}")
         buf = state._obs[segment[seat]]
         a = state.active
         if a >= 0:
