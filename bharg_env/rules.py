@@ -684,6 +684,15 @@ class BhargGame(Game[BhargState]):
             raise StateError(f"not a Bharg state: {type(state).__name__}")
         validate_state(self, state)
         legal_actions_consistent(self.legal_actions(state), self.layout.n, state.phase == _OVER)
+        if state.obs_bytes is not None:  # derived pieces the rules layer patches: must be current
+            try:
+                ok = all(self.observe(state, s).tobytes() == self.observation_bytes(state, s)
+                         for s in range(self.num_players))
+            except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+                ok = False
+            if not ok:
+                raise StateError("obs_bytes (derived) do not match the state: set it to None "
+                                 "after editing a state")
 
     def determinize(self, state: BhargState, seat: int, rng: np.random.Generator) -> BhargState:
         """A copy where the deck order, the opponents' hidden cards and the seed of

@@ -453,6 +453,11 @@ class TetHsiGame(Game[TetHsiState]):
             raise StateError(f"not a Tet Hsi state: {type(state).__name__}")
         validate_state(state)
         legal_actions_consistent(self.legal_actions(state), _NUM_ACTIONS, state.phase == _OVER)
+        bufs = state._obs  # observation bytes apply() patches: must be the state's
+        if bufs is not None and (not isinstance(bufs, list) or len(bufs) != 2 or any(
+                bufs[s] != observation_bytes(state, s) for s in range(2))):
+            raise StateError("the state's observation buffers (_obs) do not match it: "
+                             "set _obs to None after editing a state")
 
     def determinize(self, state: TetHsiState, seat: int, rng: np.random.Generator) -> TetHsiState:
         """Re-deal the cards ``seat`` has not seen (the opponent's concealed hand and

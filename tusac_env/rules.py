@@ -243,6 +243,14 @@ class TuSacGame(Game[TuSacState]):
         twin = TuSacState(**_plain_fields({k: getattr(state, k) for k in (*self._FIELDS, "events")}))
         rebuild_caches(twin)
         _check_legal(twin)
+        # The rules layer steps the state's own caches: they must be the fields' (a state
+        # edited by hand needs tusac_env.melds.rebuild_caches, as from_json does).
+        stale = [k for k in _CACHES if getattr(state, k) != getattr(twin, k)]
+        if state._legal is not None and state._legal != flow.legal_now(twin):
+            stale.append("_legal")
+        if stale:
+            raise StateError(f"the state's caches {stale[:4]} do not match its fields "
+                             f"(rebuild them with tusac_env.melds.rebuild_caches)")
 
     def determinize(self, state: TuSacState, seat: int, rng: np.random.Generator) -> TuSacState:
         """Re-deal the other private blocks and the draw pile from ``seat``'s unseen cards.
@@ -276,6 +284,10 @@ class TuSacGame(Game[TuSacState]):
     def render(self, state: TuSacState, seat: int | None = None) -> str:
         """Text picture; all private blocks when ``seat`` is None, else only ``seat``'s."""
         return render_state(state, seat)
+
+
+_CACHES = ("_trash", "_khaps", "_sizes", "_codes", "_ctrash", "_disc", "_high", "_win", "_hot",
+           "_hot_any", "_pub_counts", "_kind_counts", "_exposed", "_obs")
 
 
 def _plain_fields(data: dict[str, Any]) -> dict[str, Any]:
