@@ -78,8 +78,9 @@ def check_bool(value: Any, name: str) -> bool:
 
 def check_float(value: Any, name: str, bound: float = 1e300) -> float:
     """``value`` if it is an int or float (not a bool), finite, ``|value| <= bound``."""
+    # (an int is compared as an int: 10**400 is no float, and math.isfinite would overflow)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            math.isfinite(value) and abs(value) <= bound):
+            (isinstance(value, int) or math.isfinite(value)) and abs(value) <= bound):
         raise StateError(f"{name} {_show(value)} must be a finite number within +-{bound:g}")
     return value
 
