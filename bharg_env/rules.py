@@ -70,7 +70,14 @@ from setgames.game import Game
 from setgames.kernels.bharg import CARD_CODES, all_bound_code, evaluate, pattern_code
 from setgames.seeding import fast_generator
 from setgames.spec import Feature, ObsSpec
-from setgames.validate import StateError, check_float, check_ids, check_list, legal_actions_consistent
+from setgames.validate import (
+    StateError,
+    check_float,
+    check_ids,
+    check_list,
+    legal_actions_consistent,
+    observer_seat,
+)
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
@@ -532,8 +539,8 @@ class BhargGame(Game[BhargState]):
     # ------------------------------------------------------------- observation
     def observe(self, state: BhargState, seat: int) -> np.ndarray:
         """``seat``'s view as a new int8 vector laid out by :data:`OBS_SPEC`."""
-        if type(seat) is not int or not 0 <= seat < self.num_players:
-            raise ValueError(f"seat {seat!r} is not a seat 0..{self.num_players - 1}")
+        if type(seat) is not int or not 0 <= seat < self.num_players:  # (seat -1: the last seat's view)
+            seat = observer_seat(seat, self.num_players)
         cache = state.obs_bytes
         if cache is None:
             cache = self._obs_cache(state)

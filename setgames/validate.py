@@ -39,6 +39,7 @@ __all__ = [
     "check_seat",
     "check_str",
     "legal_actions_consistent",
+    "observer_seat",
 ]
 
 # Events are kept, copied and written back, never read by a step: only their shape
@@ -159,6 +160,20 @@ def check_events(value: Any, name: str = "events") -> list:
             elif not isinstance(x, _EVENT_SCALARS) or (isinstance(x, float) and not math.isfinite(x)):
                 raise StateError(f"{name}[{i}] {_show(e)} holds {_show(x)}")
     return items
+
+
+def observer_seat(seat: Any, num_players: int) -> int:
+    """``seat`` as an int if it is a seat 0..n-1 (a numpy integer taken), else ``ValueError``.
+
+    The slow path of the games' ``observe``: they test ``type(seat) is int`` and the
+    range inline (a negative index would otherwise read the last seat's private view)."""
+    if isinstance(seat, bool) or not (isinstance(seat, int) or (hasattr(seat, "__index__")
+                                      and type(seat).__module__ == "numpy")):
+        raise ValueError(f"seat {_show(seat)} is not a seat 0..{num_players - 1}")
+    seat = int(seat)
+    if not 0 <= seat < num_players:
+        raise ValueError(f"seat {seat} is not a seat 0..{num_players - 1}")
+    return seat
 
 
 def legal_actions_consistent(legal: list[int], num_actions: int, over: bool) -> None:

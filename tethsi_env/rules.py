@@ -46,7 +46,7 @@ from setgames.bits import bit_list
 from setgames.cards import NUM_STANDARD
 from setgames.game import Game
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
-from setgames.validate import StateError, check_ids, check_list, legal_actions_consistent
+from setgames.validate import StateError, check_ids, check_list, legal_actions_consistent, observer_seat
 from tethsi_env.layout import (
     ACTION_ARG,
     ACTION_KIND,
@@ -352,8 +352,8 @@ class TetHsiGame(Game[TetHsiState]):
 
     def observe(self, state: TetHsiState, seat: int) -> np.ndarray:
         """``seat``'s view, laid out by :data:`~tethsi_env.layout.OBS_SPEC` (a new array)."""
-        if seat != 0 and seat != 1:  # not `in (0, 1)`: True and 1.0 would pass
-            raise ValueError(f"seat {seat!r} is not 0 or 1")
+        if type(seat) is not int or seat & ~1:  # (seat[-1] would be the other seat's view)
+            seat = observer_seat(seat, 2)
         bufs = state._obs
         if bufs is None:
             bufs = state._obs = [observation_bytes(state, 0), observation_bytes(state, 1)]
