@@ -123,6 +123,7 @@ def _check_state(game: Game, state: Any, legal: list[int], low: np.ndarray,
             f"seed {seed}: determinize changed seat {seat}'s observation"
         )
         assert game.legal_actions(det) == legal, f"seed {seed}: determinize changed legal actions"
+        game.validate(det)  # search loads these copies into engines without validating them
 
 
 def play_env_randomly(env: Any, seed: int, policy_seed: int = 0) -> tuple[dict[str, float], dict]:

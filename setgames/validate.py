@@ -113,8 +113,13 @@ def check_ids(value: Any, name: str, lo: int, hi: int, length: int | None = None
               max_len: int | None = None) -> list[int]:
     """A list of ints in ``lo..hi`` (see :func:`check_list` for the length)."""
     items = check_list(value, name, length, max_len)
-    for i, x in enumerate(items):
-        check_int(x, f"{name}[{i}]", lo, hi)
+    # One pass without building names (loads run this on every pile); the named
+    # pass only when something is wrong.
+    for x in items:
+        if type(x) is not int or not lo <= x <= hi:
+            for i, y in enumerate(items):
+                check_int(y, f"{name}[{i}]", lo, hi)
+            break
     return items
 
 

@@ -18,7 +18,6 @@ the caches and checks that the seat to act has a legal action
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from setgames.cards import NUM_TUSAC_TYPES
@@ -77,11 +76,10 @@ def validate_fields(num_players: int, state: Any) -> None:
     check_int(state.num_players, "num_players", n, n)
     check_seat(state.first, "first", n)
     private = check_list(state.private, "private", n)
-    held: Counter[int] = Counter()
+    held = [0] * NUM_TUSAC_TYPES  # copies of each type over every zone
     for s in range(n):
         row = check_ids(private[s], f"private[{s}]", 0, 3, length=NUM_TUSAC_TYPES)
-        for t, k in enumerate(row):
-            held[t] += k
+        held = [a + b for a, b in zip(held, row, strict=True)]
     public = check_list(state.public, "public", n)
     for s in range(n):
         block = check_list(public[s], f"public[{s}]", max_len=MAX_PUBLIC_SETS)
@@ -92,11 +90,12 @@ def validate_fields(num_players: int, state: Any) -> None:
             cards = check_ids(cards, f"{name} cards", 0, _TOP, max_len=4)
             if not _is_set(kind, cards):
                 raise StateError(f"{name} {cards} is not a {kind} set")
-            held.update(cards)
+            for t in cards:
+                held[t] += 1
     dead = check_ids(state.dead, "dead", 0, 4, length=NUM_TUSAC_TYPES)
-    for t, k in enumerate(dead):
-        held[t] += k
-    held.update(check_ids(state.draw, "draw", 0, _TOP, max_len=4 * NUM_TUSAC_TYPES))
+    held = [a + b for a, b in zip(held, dead, strict=True)]
+    for t in check_ids(state.draw, "draw", 0, _TOP, max_len=4 * NUM_TUSAC_TYPES):
+        held[t] += 1
     active = check_int(state.active, "active", -1, _TOP)
     if active >= 0:
         held[active] += 1
