@@ -705,6 +705,8 @@ class BhargGame(Game[BhargState]):
         """A copy where the deck order, the opponents' hidden cards and the seed of
         future shuffles are re-drawn from what ``seat`` has not seen; cards an
         opponent took from the discard pile stay in that opponent's hand."""
+        if type(seat) is not int or not 0 <= seat < self.num_players:
+            seat = observer_seat(seat, self.num_players)
         twin = self.clone(state)
         n = self.num_players
         unseen = list(state.deck)

@@ -3,6 +3,7 @@ crashed the engine or corrupted its heap are refused in one line, changing nothi
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from bharg_env.env import raw_env
@@ -117,11 +118,13 @@ def test_stale_derived_data_is_refused():
 
 
 @pytest.mark.parametrize("seat", [-1, 2, True, 1.0])
-def test_observe_refuses_a_seat_that_is_not_one(seat):
+def test_observe_and_determinize_refuse_a_seat_that_is_not_one(seat):
     game = BhargGame()
     state = game.new_state(rng_from_seed(0))
     with pytest.raises(ValueError, match="seat"):
         game.observe(state, seat)
+    with pytest.raises(ValueError, match="seat"):
+        game.determinize(state, seat, np.random.default_rng(0))
 
 
 def test_win_mode_rewards_minus_one_per_loser_on_the_engine_too():

@@ -56,6 +56,7 @@ def test_every_state_of_random_play_passes(n):
     ("active_how", 3, "active_how"), ("result", "won", "result"), ("returns", [1.0], "returns"),
     ("last_claim", ["meld", 0], "last_claim"), ("num_players", 3, "num_players"),
     ("payments", [[0, 5, 1, "win"]], "payee"), ("active_passed", 1, "active_passed"),
+    ("value", 2**31, "value"), ("amount", 2**40, "amount"),  # C ints in the engine
 ])
 def test_the_crashing_fields_of_the_issue_are_refused(field, value, match):
     game = TuSacGame(num_players=2)
