@@ -13,7 +13,8 @@ Mutations follow the data's shape: a scalar becomes an id out of range, a huge
 int, a float, None, a string, a bool, a list or a dict; an int is nudged or has
 a high bit set (masks); a list loses, duplicates, repeats or swaps items, or
 takes an item of another list (a card in two zones), or is cut or padded; a dict
-loses a key. Each case must end in one of two ways:
+loses a key; or a card moves from one list to another (still once, in a zone the
+rules may not allow). Each case must end in one of two ways:
 
 - a refusal: a ``ValueError`` whose message is one line, after which the env is
   exactly as before (state, ``seed_used``, ``actions``), or
@@ -189,6 +190,41 @@ def _mutate_path(data: Any, rng: np.random.Generator, lists: list[list]) -> Any:
     return _mutate_value(data, rng, lists)
 
 
+def _int_lists(data: Any, path: tuple = ()) -> list[tuple]:
+    """Paths to the lists of ints inside ``data`` (card zones, counts)."""
+    out = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            out += _int_lists(v, (*path, k))
+    elif isinstance(data, list):
+        if data and all(type(x) is int for x in data):
+            out.append(path)
+        for i, v in enumerate(data):
+            out += _int_lists(v, (*path, i))
+    return out
+
+
+def _move_item(data: Any, rng: np.random.Generator) -> Any:
+    """``data`` with one item moved from one list of ints to another: every card still
+    once, but in a zone the rules may not allow (states that often still pass)."""
+    paths = _int_lists(data)
+    if len(paths) < 2:
+        return data
+    out = copy.deepcopy(data)
+    src, dst = (paths[int(i)] for i in rng.choice(len(paths), 2, replace=False))
+
+    def at(path: tuple) -> list:
+        node = out
+        for k in path:
+            node = node[k]
+        return node
+
+    a, b = at(src), at(dst)
+    if a:
+        b.insert(int(rng.integers(len(b) + 1)), a.pop(int(rng.integers(len(a)))))
+    return out
+
+
 def _fields(game: Any) -> list[str]:
     if game.name == "tethsi":
         from tethsi_env.rules import TetHsiState
@@ -240,7 +276,10 @@ def run_case(game_name: str, config: dict[str, Any], index: int, bases: list[Any
     else:
         broken = data
         for _ in range(int(rng.integers(1, 4))):
-            broken = _mutate_path(broken, rng, lists)
+            if rng.random() < 0.3:
+                broken = _move_item(broken, rng)
+            else:
+                broken = _mutate_path(broken, rng, lists)
     results = []
     for env in envs:
         before = _snapshot(env)
