@@ -37,8 +37,9 @@ listed in ``bharg_env/README.md``):
 - A truncated round ends the episode, also in match play (completed rounds'
   rewards stand; the match has no winner).
 - ``reward="win"``: +1 to the winner of the episode (the round, or the match
-  in match play), and -1/(n-1) to each other player (-1 with 2 players,
-  -1/2 with 3), so rewards stay zero-sum; 0 to all on a truncation.
+  in match play) and -1 to each other player (RULINGS section 3: win/loss is
+  +1 / -1; with 3 players the rewards sum to -1, not zero); 0 to all on a
+  truncation.
 - All randomness after the first deal (reshuffles, later deals) comes from a
   seed kept in the state and a counter, so :meth:`BhargGame.apply` is
   deterministic and clone/JSON exact; ``determinize`` draws a new seed too.
@@ -52,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from bharg_env.validate import validate_state
 from setgames.actions import ActionBlock, ActionLayout
 from setgames.bits import bit_list
 from setgames.cards import (
@@ -69,6 +71,14 @@ from setgames.game import Game
 from setgames.kernels.bharg import CARD_CODES, all_bound_code, evaluate, pattern_code
 from setgames.seeding import fast_generator
 from setgames.spec import Feature, ObsSpec
+from setgames.validate import (
+    StateError,
+    check_float,
+    check_ids,
+    check_list,
+    legal_actions_consistent,
+    observer_seat,
+)
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
@@ -115,7 +125,7 @@ class BhargConfig:
         courts: add the four Courts (our option; like Pawns).
         target_score: None for one round; else match play until a score reaches it.
         max_turns: turns in a round before it ends as a truncated draw (1..MAX_TURNS).
-        reward: ``"score"`` (points per round, zero-sum) or ``"win"`` (+1 / -1/(n-1)).
+        reward: ``"score"`` (points per round, zero-sum) or ``"win"`` (+1 / -1 per loser).
     """
 
     num_players: int = 2
@@ -322,7 +332,7 @@ class BhargGame(Game[BhargState]):
         # ... and the scores and turns_left features, when scores are not observed (one-round play)
         self._score_turns = [_ZERO3 + t for t in self._turns_left]
         n = num_players
-        self._win_rewards = {w: tuple(1.0 if s == w else -1.0 / (n - 1) for s in range(n)) for w in range(n)}
+        self._win_rewards = {w: tuple(1.0 if s == w else -1.0 for s in range(n)) for w in range(n)}
         self._next_seat = [(p + 1) % n for p in range(n)]
         self._max_turns = max_turns
         # [phase][seat to act][observer][deck size] -> the deck_size, phase and to_act bytes.
@@ -535,6 +545,8 @@ class BhargGame(Game[BhargState]):
     # ------------------------------------------------------------- observation
     def observe(self, state: BhargState, seat: int) -> np.ndarray:
         """``seat``'s view as a new int8 vector laid out by :data:`OBS_SPEC`."""
+        if type(seat) is not int or not 0 <= seat < self.num_players:  # (seat -1: the last seat's view)
+            seat = observer_seat(seat, self.num_players)
         cache = state.obs_bytes
         if cache is None:
             cache = self._obs_cache(state)
@@ -646,22 +658,61 @@ class BhargGame(Game[BhargState]):
             "events": [list(e) for e in state.events],
         }
 
+    _JSON_FIELDS = ("hands", "known", "deck", "discard", "aces", "seat", "phase", "turn", "round",
+                    "scores", "rewards", "seed", "draws", "winner", "reason", "truncated",
+                    "round_points", "events")
+
     def from_json(self, data: dict[str, Any]) -> BhargState:
-        """Rebuild a state written by :meth:`to_json`."""
-        return BhargState(
-            [int(x) for x in data["hands"]], [int(x) for x in data["known"]], list(data["deck"]),
-            list(data["discard"]), list(data["aces"]), _mask(data["discard"]), int(data["seat"]),
-            int(data["phase"]),
-            int(data["turn"]), int(data["round"]), list(data["scores"]),
-            [float(x) for x in data["rewards"]], int(data["seed"]), int(data["draws"]),
-            int(data["winner"]), str(data["reason"]), bool(data["truncated"]),
-            list(data["round_points"]), [tuple(e) for e in data["events"]],
+        """Rebuild a state written by :meth:`to_json`.
+
+        Raises:
+            ValueError: data that is not a state of this game (see :meth:`validate`), one line.
+        """
+        if not isinstance(data, dict):
+            raise StateError(f"a Bharg state is a JSON object, not {type(data).__name__}")
+        missing = [k for k in self._JSON_FIELDS if k not in data]
+        if missing:
+            raise StateError(f"Bharg state data lacks {missing}")
+        d = data
+        discard = check_ids(d["discard"], "discard", NUM_ACES, NUM_DECKTET - 1, max_len=NUM_DECKTET)
+        rewards = check_list(d["rewards"], "rewards", self.num_players)
+        for i, r in enumerate(rewards):
+            check_float(r, f"rewards[{i}]")
+        state = BhargState(
+            check_list(d["hands"], "hands"), check_list(d["known"], "known"), check_list(d["deck"], "deck"),
+            discard, check_list(d["aces"], "aces"), _mask(discard), d["seat"], d["phase"], d["turn"],
+            d["round"], check_list(d["scores"], "scores"), [float(r) for r in rewards], d["seed"],
+            d["draws"], d["winner"], d["reason"], d["truncated"],
+            check_list(d["round_points"], "round_points"),
+            [tuple(e) if isinstance(e, list) else e for e in check_list(d["events"], "events")],
         )
+        self.validate(state)
+        return state
+
+    def validate(self, state: BhargState) -> None:
+        """Raise ``ValueError`` unless this game could produce ``state`` (see
+        :mod:`bharg_env.validate`: types, ranges, every card once, hand sizes,
+        turn and scores under their limits)."""
+        if not isinstance(state, BhargState):
+            raise StateError(f"not a Bharg state: {type(state).__name__}")
+        validate_state(self, state)
+        legal_actions_consistent(self.legal_actions(state), self.layout.n, state.phase == _OVER)
+        if state.obs_bytes is not None:  # derived pieces the rules layer patches: must be current
+            try:
+                ok = all(self.observe(state, s).tobytes() == self.observation_bytes(state, s)
+                         for s in range(self.num_players))
+            except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+                ok = False
+            if not ok:
+                raise StateError("obs_bytes (derived) do not match the state: set it to None "
+                                 "after editing a state")
 
     def determinize(self, state: BhargState, seat: int, rng: np.random.Generator) -> BhargState:
         """A copy where the deck order, the opponents' hidden cards and the seed of
         future shuffles are re-drawn from what ``seat`` has not seen; cards an
         opponent took from the discard pile stay in that opponent's hand."""
+        if type(seat) is not int or not 0 <= seat < self.num_players:
+            seat = observer_seat(seat, self.num_players)
         twin = self.clone(state)
         n = self.num_players
         unseen = list(state.deck)

@@ -171,8 +171,19 @@ class SetGameEnv(AECEnv):
         self._start_episode()
 
     def set_game_state(self, state: Any) -> None:
-        """Continue from a rules-layer state (a clone, or one loaded from JSON)."""
-        self._set_state(state)
+        """Continue from a rules-layer state (a clone, or one loaded from JSON).
+
+        Raises:
+            ValueError: a state the rules could not produce (``game.validate``);
+                nothing is changed (state, engine, ``seed_used``, ``actions``).
+        """
+        if self.engine is None:
+            self.game.validate(state)
+            self._set_state(state)
+        else:
+            self.engine.load(state)  # validates before it copies anything
+            self._state = state
+            self._stale = False
         self.seed_used = None
         self.actions = []
         self._start_episode()

@@ -121,7 +121,17 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def from_json(self, data: dict[str, Any]) -> S:
-        """Rebuild a state written by :meth:`to_json`."""
+        """Rebuild a state written by :meth:`to_json`; data that is not such a
+        state raises ``ValueError`` (the games check it with :meth:`validate`)."""
+
+    def validate(self, state: S) -> None:
+        """Raise ``ValueError`` (one line, naming the field) unless ``state`` is one
+        the rules could produce in every way that matters: ids in range, every
+        card once, lengths, types, phase and seat consistent. The env's
+        ``set_game_state`` and the engines' ``load`` call it before they copy
+        anything, so that a compiled engine (bounds checks off) never sees a
+        state it could overrun. This default accepts every state: a game whose
+        states can hurt nothing may keep it; the three games override it."""
 
     @abc.abstractmethod
     def determinize(self, state: S, seat: int, rng: np.random.Generator) -> S:

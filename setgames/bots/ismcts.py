@@ -292,7 +292,14 @@ class IsmctsBot(Bot):
                         f"{total / max(visits, 1):.2f}")
 
     def search(self, game: Game, state: Any, seat: int) -> tuple[int, dict[int, tuple[int, float]], int]:
-        """Run the search; return (action, {action: (visits, total utility)}, iterations run)."""
+        """Run the search; return (action, {action: (visits, total utility)}, iterations run).
+
+        Raises:
+            ValueError: ``state`` is no state of ``game`` (``game.validate``: the
+                search's copies of it go into compiled engines unchecked), or the
+                game is over, or ``seat`` is not to act.
+        """
+        game.validate(state)
         legal = game.legal_actions(state)
         if not legal:
             raise ValueError("the game is over: no action to choose")

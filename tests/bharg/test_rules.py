@@ -55,7 +55,7 @@ def test_a_discarded_ace_goes_on_the_ace_pile():
     g = BhargGame()
     st = make_state(g, [cards("AM", "3MV", "4VL", "5SV", "6SY", "7SK", "8YK", "CS"),
                         cards("2MK", "2SY", "3SK", "3LY", "4MS", "5ML", "5YK")],
-                    deck=FILLER, discard=cards("9MS"), aces=[], phase=1)
+                    deck=[], discard=cards("9MS"), aces=[], phase=1)
     g.apply(st, DISCARD0 + cards("AM")[0])
     assert st.aces == cards("AM") and st.discard == cards("9MS")
 
@@ -137,14 +137,15 @@ def test_scores_from_each_opponent_with_three_players():
     assert sum(rewards) == 0
 
 
-def test_win_reward_mode_is_zero_sum_for_three_players():
+def test_win_reward_mode_gives_minus_one_to_each_loser_with_three_players():
+    # RULINGS section 3: win/loss mode is +1 / -1, so three players sum to -1.
     g = BhargGame(num_players=3, reward="win")
     win_hand = cards("6MV", "6SY", "6LK", "9MS", "9VY", "9LK", "CL")
     st = make_state(g, [win_hand, cards("AM", "CM", "2SY", "3SK", "4VL", "5ML"),
                         cards("7ML", "7SK", "7VY", "8MS", "8VL", "8YK")],
                     deck=cards("CY", "CK"), discard=cards("CS"), aces=[], phase=1)
-    assert g.apply(st, DISCARD0 + cards("CL")[0]) == (1.0, -0.5, -0.5)
-    assert g.returns(st) == (1.0, -0.5, -0.5)
+    assert g.apply(st, DISCARD0 + cards("CL")[0]) == (1.0, -1.0, -1.0)
+    assert g.returns(st) == (1.0, -1.0, -1.0)
 
 
 def test_the_reshuffle_keeps_both_top_cards():
@@ -181,9 +182,11 @@ def test_drawing_from_the_deck_is_illegal_when_the_reshuffle_leaves_nothing():
     g = BhargGame()
     hands = [cards("2MK", "2SY", "2VL", "3MV", "3SK", "3LY", "4MS"),
              cards("4VL", "4YK", "5ML", "5SV", "5YK", "6MV", "6SY")]
-    st = make_state(g, hands, deck=[], discard=cards("CM"), aces=cards("AS"))
+    # (no full deal leaves so few cards outside the hands: the rules layer alone, unchecked)
+    st = make_state(g, hands, deck=[], discard=cards("CM"), aces=cards("AS"), fill="none", check=False)
     assert g.legal_actions(st) == [TAKE_DISCARD]
-    st2 = make_state(g, hands, deck=[], discard=cards("CM", "CS"), aces=cards("AS"))
+    st2 = make_state(g, hands, deck=[], discard=cards("CM", "CS"), aces=cards("AS"), fill="none",
+                     check=False)
     assert g.legal_actions(st2) == [DRAW_DECK, TAKE_DISCARD]
 
 
