@@ -8,7 +8,9 @@ lengths or counts the rules could not produce. Every helper raises
 
 Types are strict: an integer field holds a Python ``int`` (an ``IntEnum``
 member is one) and never a ``bool``, a float, a string or a numpy scalar;
-a float field holds a finite ``int`` or ``float``.
+a float field holds a finite ``int`` or ``float``. (Options and actions, which
+callers type by hand, are checked more leniently by :mod:`setgames.checks`: a
+numpy integer is converted there.)
 
 >>> check_int(3, "seat", 0, 3)
 3
@@ -24,6 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from setgames.checks import short_repr
 
 __all__ = [
     "MAX_EVENTS",
@@ -53,9 +57,7 @@ class StateError(ValueError):
     """A state that the rules could not have produced (a ``ValueError``)."""
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+_show = short_repr  # one way to name a value in a message (safe for a huge int or a hostile repr)
 
 
 def check_int(value: Any, name: str, lo: int, hi: int) -> int:
