@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from setgames.aec import LeanWrapper, make_env
-from setgames.testing import check_env_mask_matches_rules, check_random_play
+from setgames.testing import check_env_mask_matches_rules, check_final_infos, check_random_play
 from tests.setgames.toy_game import ToyGame, make_toy_env_class
 
 ToyEnv = make_toy_env_class()
@@ -85,3 +85,31 @@ def test_step_accepts_numpy_integers_and_records_actions():
 def test_wrapper_is_a_pettingzoo_base_wrapper():
     env = make_env(ToyEnv)
     assert isinstance(env, LeanWrapper) and isinstance(env.unwrapped, ToyEnv)
+
+
+def test_final_infos_carry_outcome_numbers_and_outcome_the_rest():
+    # The toy outcome has a string reason: outcome() keeps it, the infos do not.
+    env = make_env(ToyEnv)
+    shapes = check_final_infos(env, range(8))
+    assert shapes == {"action_mask": ("array", "i", (2,)), "winner": ("int",)}
+    assert env.outcome() == {"winner": env.unwrapped.game_state.winner, "reason": "last token"}
+    env.reset(seed=1)
+    assert env.outcome()["winner"] == -1  # a running game: the game's outcome so far
+
+
+def test_terminate_option_infos_are_numbers_and_outcome_words_them():
+    env = make_env(ToyEnv, illegal_action="terminate")
+    env.reset(seed=3)
+    env.unwrapped.game_state.pile = 1
+    env.unwrapped._refresh(None)
+    offender = env.agent_selection
+    env.step(1)
+    seat = env.unwrapped._seat_of[offender]
+    for info in env.infos.values():
+        assert {k: v for k, v in info.items() if k != "action_mask"} == {
+            "illegal_action": True, "offender": seat, "winner": -1}
+    out = env.outcome()
+    assert out["offender"] == offender and out["illegal_action"]
+    assert out["reason"].startswith("illegal action 1 (")
+    env.reset(seed=3)
+    assert "illegal_action" not in env.outcome()  # a new game forgets it
