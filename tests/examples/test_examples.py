@@ -41,7 +41,7 @@ def _run(script: str, *args: str, tmp_path: Path) -> str:
 
 def test_quickstart_plays_one_game(tmp_path):
     out = _run("quickstart.py", "--game", GAME, tmp_path=tmp_path)
-    assert "'reason':" in out and "'winner':" in out
+    assert "outcome: {" in out and "'reason':" in out and "final info (numbers only): {'winner':" in out
 
 
 def test_maskable_ppo_example_trains_and_evaluates_in_the_arena(tmp_path):
