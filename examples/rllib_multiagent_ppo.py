@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--eval-games", type=int, default=200, help="arena games vs random")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/rllib_ppo")
-    parser.add_argument("--smoke", action="store_true", help="one iteration, small batches, a few arena games")
+    parser.add_argument("--smoke", action="store_true", help="one iteration, small batches, 4 arena games")
     args = parser.parse_args()
     if args.smoke:
         args.iterations, args.batch, args.eval_games = 1, 256, 4

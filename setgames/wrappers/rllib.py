@@ -40,8 +40,19 @@ from setgames.bots.base import Bot
 from setgames.game import rng_from_seed
 from setgames.wrappers._common import resolve_game
 
-__all__ = ["ILLEGAL_ACTION_MODES", "MAX_REDEALS", "RLModuleBot", "RLlibKeys", "RLlibTurnCore", "register_rllib_env",
-           "rlmodule_bot", "rllib_env_class", "rllib_keys", "rllib_obs_space", "to_rllib_obs"]
+__all__ = [
+    "ILLEGAL_ACTION_MODES",
+    "MAX_REDEALS",
+    "RLModuleBot",
+    "RLlibKeys",
+    "RLlibTurnCore",
+    "register_rllib_env",
+    "rllib_env_class",
+    "rllib_keys",
+    "rllib_obs_space",
+    "rlmodule_bot",
+    "to_rllib_obs",
+]
 
 _MAX_SEED = 2**63 - 1
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
