@@ -72,6 +72,15 @@ def test_tianshou_multiagent_example_runs(tmp_path):
     assert "player_0 vs random" in out
 
 
+def test_rllib_multiagent_ppo_example_trains_and_plays_the_arena(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("ray.rllib")
+    out = _run("rllib_multiagent_ppo.py", "--game", GAME, "--policies", "per-seat",
+               "--out", str(tmp_path / "rl"), tmp_path=tmp_path)
+    assert "iteration 1:" in out and "ppo (player_0) vs random: score" in out
+    assert (tmp_path / "rl" / "arena" / "results.json").exists()
+
+
 def test_notebook_runs_top_to_bottom(tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
