@@ -14,7 +14,14 @@ game's config::
     env.get_wrapper_attr("action_masks")()              # the same, as MaskablePPO reads it
 
 Without importing setgames first: ``gymnasium.make("setgames:setgames/bharg-v0")``
-(Gymnasium imports the module before the ``:``).
+(Gymnasium imports the module before the ``:``). Gymnasium 1.x loads no
+plugin entry points, hence the registration on import.
+
+No batched view is registered yet: ``gymnasium.make_vec(id)`` runs the
+single-agent view in Gymnasium's own sync or async vector env. A batched
+view belongs on the same id as its ``vector_entry_point`` (in
+:func:`register_envs`), so that ``vectorization_mode="vector_entry_point"``
+builds it.
 """
 
 from __future__ import annotations
