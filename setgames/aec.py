@@ -390,8 +390,9 @@ class LeanWrapper(BaseWrapper):
     - an action outside the action space raises ``ValueError``;
     - ``illegal_action="raise"`` (default) keeps the bare env's ``ValueError``;
       ``"terminate"`` ends the game instead, the offender scoring
-      ``illegal_reward`` and every other agent 0, with ``info["illegal_action"]``
-      and ``info["offender"]`` (its seat); ``outcome()`` words it.
+      ``illegal_reward`` and every other agent 0, with ``info["illegal_action"]``,
+      ``info["offender"]`` (its seat) and ``info["returns"]`` (what each seat
+      got over the game, the penalty included); ``outcome()`` words it.
     """
 
     def __init__(
@@ -497,12 +498,16 @@ class LeanWrapper(BaseWrapper):
         base.rewards = {x: (self._illegal_reward if x == agent else 0.0) for x in base.agents}
         base._rewarded = True
         seat = base._seat_of[agent]
+        # What each seat got over the game: earned before, plus this penalty.
+        returns = np.asarray(base.game.returns(base.game_state), dtype=np.float32)
+        returns[seat] += self._illegal_reward
         base._outcome = {"illegal_action": True, "offender": agent, "winner": None,
-                         "reason": f"illegal action {action} ({label}) by {agent}"}
+                         "reason": f"illegal action {action} ({label}) by {agent}",
+                         "returns": returns.tolist()}
         for x in base.agents:
             base.terminations[x] = True
             base.infos[x] = {"action_mask": base._no_mask, "illegal_action": True, "offender": seat,
-                             "winner": -1}
+                             "winner": -1, "returns": returns.copy()}
         base._mask = base._no_mask
         base._legal_bytes = base._zero_mask_bytes
         base._accumulate_rewards()

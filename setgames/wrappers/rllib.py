@@ -222,8 +222,10 @@ class RLlibTurnCore:
         terms = dict.fromkeys(self.possible_agents, True)
         truncs = dict.fromkeys(self.possible_agents, False)
         terms["__all__"], truncs["__all__"] = True, False
-        info = {"illegal_action": True, "offender": seat,
-                "returns": np.array([rew[x] for x in self.possible_agents], dtype=np.float32)}
+        # What each seat got over the game: earned before, plus this penalty.
+        returns = np.asarray(game.returns(self.state), dtype=np.float32)
+        returns[seat] += self.illegal_reward
+        info = {"illegal_action": True, "offender": seat, "winner": -1, "returns": returns}
         return obs, rew, terms, truncs, {x: dict(info) for x in self.possible_agents}
 
 

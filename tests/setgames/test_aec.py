@@ -106,8 +106,9 @@ def test_terminate_option_infos_are_numbers_and_outcome_words_them():
     env.step(1)
     seat = env.unwrapped._seat_of[offender]
     for info in env.infos.values():
-        assert {k: v for k, v in info.items() if k != "action_mask"} == {
-            "illegal_action": True, "offender": seat, "winner": -1}
+        rest = {k: v for k, v in info.items() if k not in ("action_mask", "returns")}
+        assert rest == {"illegal_action": True, "offender": seat, "winner": -1}
+        assert info["returns"].tolist() == [-1.0 if s == seat else 0.0 for s in range(2)]
     out = env.outcome()
     assert out["offender"] == offender and out["illegal_action"]
     assert out["reason"].startswith("illegal action 1 (")

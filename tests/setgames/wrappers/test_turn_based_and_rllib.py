@@ -169,6 +169,7 @@ def test_rllib_core_terminates_on_an_illegal_action_by_default():
     assert env.state == state  # the game stopped as it was
     seat = env.possible_agents.index(agent)
     assert all(i["illegal_action"] and i["offender"] == seat for i in infos.values())
+    assert infos[agent]["returns"].tolist() == [rew[a] for a in env.possible_agents]
     assert env.outcome["offender"] == agent and "illegal action 1" in env.outcome["reason"]
     with pytest.raises(RuntimeError, match="after the game ended"):
         env.step({agent: 0})
