@@ -90,9 +90,10 @@ def main() -> None:
     for i in range(args.iterations):
         result = algo.train()
         runners = result["env_runners"]
+        per_seat = runners.get("agent_episode_returns_mean", {})
+        means = {k: round(float(v), 3) for k, v in sorted(per_seat.items())}
         print(f"iteration {i + 1}: {runners.get('num_episodes', 0)} episodes, "
-              f"{runners.get('num_env_steps_sampled', 0)} env steps, "
-              f"mean return per seat {runners.get('agent_episode_returns_mean', {})}")
+              f"{runners.get('num_env_steps_sampled', 0)} env steps, mean return per seat {means}")
     print(f"trained {args.iterations} iteration(s) in {time.perf_counter() - t0:.0f} s")
     out = Path(args.out)
     pid = "shared" if args.policies == "shared" else "player_0"
