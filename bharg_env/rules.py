@@ -633,6 +633,18 @@ class BhargGame(Game[BhargState]):
             "returns": list(state.rewards),
         }
 
+    def outcome_info(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The final infos' numbers: ``winner`` (-1 none), ``truncated``,
+        ``round``, and over seats ``scores``, ``round_points`` and ``returns``."""
+        return {
+            "winner": int(outcome["winner"]),
+            "truncated": bool(outcome["truncated"]),
+            "round": int(outcome["round"]),
+            "scores": np.asarray(outcome["scores"], dtype=np.int64),
+            "round_points": np.asarray(outcome["round_points"], dtype=np.int64),
+            "returns": np.asarray(outcome["returns"], dtype=np.float32),
+        }
+
     # ------------------------------------------------------------- state tools
     def clone(self, state: BhargState) -> BhargState:
         """An independent copy."""

@@ -19,4 +19,5 @@ for agent in env.agent_iter():
     action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])
     env.step(action)
 print(env.render())
-print({k: v for k, v in info.items() if k != "action_mask"})
+print("final info (numbers only):", {k: v for k, v in info.items() if k != "action_mask"})
+print("outcome:", env.outcome())

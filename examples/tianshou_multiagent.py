@@ -57,8 +57,7 @@ def main() -> None:
                               n_step_return_horizon=1, target_update_freq=200))
     marl = MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
 
-    train_envs = DummyVectorEnv([lambda: TurnBasedEnv(args.game, outcome_in_info=False)
-                                 for _ in range(args.n_envs)])
+    train_envs = DummyVectorEnv([lambda: TurnBasedEnv(args.game) for _ in range(args.n_envs)])
     train_envs.seed(args.seed)
     buffer = VectorReplayBuffer(50_000, args.n_envs)
     collector = Collector(marl, train_envs, buffer, exploration_noise=True)

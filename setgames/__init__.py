@@ -1,0 +1,9 @@
+"""Set-collection card games as reinforcement-learning environments (the shared core).
+
+Importing the package registers each game's Gymnasium id (``setgames/<name>-v0``,
+see :mod:`setgames.gym_envs`); nothing else is imported with it.
+"""
+
+from setgames.gym_envs import register_envs as _register_envs
+
+_register_envs()

@@ -23,11 +23,12 @@ from setgames.checks import as_action, check_real, check_seed, short_repr
 from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
 
-__all__ = ["ILLEGAL_ACTION_MODES", "MAX_ILLEGAL_REWARD", "AgentIterable", "LeanWrapper", "SetGameEnv",
-           "make_env"]
+__all__ = ["ILLEGAL_ACTION_MODES", "MAX_ILLEGAL_REWARD", "RENDER_FPS", "AgentIterable", "LeanWrapper",
+           "SetGameEnv", "make_env"]
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 MAX_ILLEGAL_REWARD = 1e6  # |illegal_reward| at most this: the games' own rewards are far smaller
+RENDER_FPS = 2  # frames a second a viewer shows: a card game is read, not watched
 _MAX_SEED = 2**63 - 1
 _INT8 = np.dtype(np.int8)
 _frombuffer = np.frombuffer
@@ -79,7 +80,8 @@ class SetGameEnv(AECEnv):
     """
 
     game_class: ClassVar[type[Game]]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "setgame"}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "setgame",
+                                          "render_fps": RENDER_FPS}
 
     def __init__(self, render_mode: str | None = None, engine: bool | None = None, **config: Any):
         super().__init__()
@@ -127,6 +129,7 @@ class SetGameEnv(AECEnv):
         # the mask's bytes (rules layer only: an engine tests legality itself)
         self._legal_bytes: bytes | bytearray = self._zero_mask_bytes
         self._rewarded = False
+        self._outcome: dict[str, Any] | None = None  # the detailed outcome of the finished game
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -211,6 +214,7 @@ class SetGameEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"action_mask": self._no_mask} for a in self.agents}
         self._rewarded = False
+        self._outcome = None
         self._refresh(None)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -240,12 +244,16 @@ class SetGameEnv(AECEnv):
             truncated, outcome = eng.is_truncated(), eng.outcome()
         self._mask = self._no_mask
         self._legal_bytes = self._zero_mask_bytes
+        # Infos get the outcome's fixed-shape numbers only (trainers' buffers
+        # copy infos and need one shape every game); the rest is outcome().
+        self._outcome = outcome
+        final = game.outcome_info(outcome)
         for a in self.agents:
             if truncated:
                 self.truncations[a] = True
             else:
                 self.terminations[a] = True
-            self.infos[a] = {"action_mask": self._no_mask, **outcome}
+            self.infos[a] = {"action_mask": self._no_mask, **final}
         self.agent_selection = acted if acted is not None else self.agents[0]
 
     def _rules_mask(self) -> np.ndarray:
@@ -354,6 +362,22 @@ class SetGameEnv(AECEnv):
             return self._mask
         return self._no_mask.copy()
 
+    def outcome(self) -> dict[str, Any]:
+        """The detailed outcome of the game (``game.outcome``: winner, reason,
+        scores, sets or payments; strings and ragged lists included).
+
+        The final ``infos`` carry only its fixed-shape numbers
+        (``game.outcome_info``); this is the whole of it, for the finished game
+        or, while it runs, for the game so far. After an illegal action ended
+        the game under ``illegal_action="terminate"``: ``illegal_action``,
+        ``offender`` (the agent) and ``reason``.
+        """
+        if self._outcome is not None:
+            return self._outcome
+        if self.game_state is None:
+            raise RuntimeError("outcome() before reset()")
+        return self.game.outcome(self.game_state)
+
     def record(self) -> dict[str, Any]:
         """This game as a replayable record (see :mod:`setgames.records`)."""
         if self.seed_used is None:
@@ -393,7 +417,9 @@ class LeanWrapper(BaseWrapper):
     - an action outside the action space raises ``ValueError``;
     - ``illegal_action="raise"`` (default) keeps the bare env's ``ValueError``;
       ``"terminate"`` ends the game instead, the offender scoring
-      ``illegal_reward`` and every other agent 0, with ``info["illegal_action"]``.
+      ``illegal_reward`` and every other agent 0, with ``info["illegal_action"]``,
+      ``info["offender"]`` (its seat) and ``info["returns"]`` (what each seat
+      got over the game, the penalty included); ``outcome()`` words it.
     """
 
     def __init__(
@@ -496,14 +522,17 @@ class LeanWrapper(BaseWrapper):
         base._cumulative_rewards[agent] = 0.0
         base.rewards = {x: (self._illegal_reward if x == agent else 0.0) for x in base.agents}
         base._rewarded = True
+        seat = base._seat_of[agent]
+        # What each seat got over the game: earned before, plus this penalty.
+        returns = np.asarray(base.game.returns(base.game_state), dtype=np.float32)
+        returns[seat] += self._illegal_reward
+        base._outcome = {"illegal_action": True, "offender": agent, "winner": None,
+                         "reason": f"illegal action {action} ({label}) by {agent}",
+                         "returns": returns.tolist()}
         for x in base.agents:
             base.terminations[x] = True
-            base.infos[x] = {
-                "action_mask": base._no_mask,
-                "illegal_action": True,
-                "offender": agent,
-                "reason": f"illegal action {action} ({label}) by {agent}",
-            }
+            base.infos[x] = {"action_mask": base._no_mask, "illegal_action": True, "offender": seat,
+                             "winner": -1, "returns": returns.copy()}
         base._mask = base._no_mask
         base._legal_bytes = base._zero_mask_bytes
         base._accumulate_rewards()
@@ -523,6 +552,11 @@ class LeanWrapper(BaseWrapper):
     def agent_iter(self, max_iter: int = 2**63) -> AgentIterable:
         """Yield the agent to act until the game is over (see :class:`AgentIterable`)."""
         return AgentIterable(self._base, max_iter)
+
+    def outcome(self) -> dict[str, Any]:
+        """The bare env's detailed outcome (see :meth:`SetGameEnv.outcome`)."""
+        self._require_reset("outcome()")
+        return self._base.outcome()
 
     def render(self) -> Any:
         """Render the bare env (after ``reset``)."""

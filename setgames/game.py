@@ -110,6 +110,22 @@ class Game(abc.ABC, Generic[S]):
     def outcome(self, state: S) -> dict[str, Any]:
         """JSON-able description of the result: winner, reason, scores, payments."""
 
+    def outcome_info(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The fixed-shape numbers of ``outcome`` (from :meth:`outcome`) that the
+        envs put in every agent's final ``info``.
+
+        Trainers copy infos into buffers that need the same shape in every game
+        (Tianshou's ``Batch``), so this holds numbers and fixed-length arrays
+        only: no strings, no ``None``, no lists whose length varies. The
+        default gives ``winner`` (-1 for none) and, when the outcome has them,
+        ``returns`` as a float32 array over seats; games add their own.
+        """
+        w = outcome.get("winner")
+        info: dict[str, Any] = {"winner": -1 if w is None else int(w)}
+        if "returns" in outcome:
+            info["returns"] = np.asarray(outcome["returns"], dtype=np.float32)
+        return info
+
     # ------------------------------------------------------------- state tools
     @abc.abstractmethod
     def clone(self, state: S) -> S:

@@ -39,8 +39,13 @@ __all__ = [
     "unregister",
 ]
 
-# The built-in games' descriptors, in the order tools list them.
-BUILTIN_DESCRIPTORS = ("tethsi_env.descriptor", "bharg_env.descriptor", "tusac_env.descriptor")
+# The built-in games: short name -> descriptor module, in the order tools list them. The
+# names are here too (not only in the descriptors) so that listing the games imports none.
+BUILTIN_DESCRIPTORS = {
+    "tethsi": "tethsi_env.descriptor",
+    "bharg": "bharg_env.descriptor",
+    "tusac": "tusac_env.descriptor",
+}
 
 
 @dataclass(frozen=True)
@@ -77,54 +82,48 @@ class GameInfo:
     card_style: str | None = None
 
 
-_GAMES: dict[str, GameInfo] = {}
-_LOADED = False
-
-
-def _load_builtins() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for module in BUILTIN_DESCRIPTORS:
-        info = importlib.import_module(module).DESCRIPTOR
-        _GAMES.setdefault(info.name, info)
+# name -> its GameInfo, or for a built-in game not asked for yet, its descriptor module
+_GAMES: dict[str, GameInfo | str] = dict(BUILTIN_DESCRIPTORS)
 
 
 def register(info: GameInfo) -> GameInfo:
     """Add a game to the registry (or replace one of the same name); returns ``info``."""
     if not isinstance(info, GameInfo):
         raise TypeError(f"register() takes a GameInfo, not {type(info).__name__}")
-    _load_builtins()
     _GAMES[info.name] = info
     _REFS.clear()
     return info
 
 
 def unregister(name: str) -> None:
-    """Remove a game added with :func:`register` (tests use it to clean up)."""
-    _load_builtins()
+    """Remove a game added with :func:`register` (a built-in game returns to its descriptor)."""
     _GAMES.pop(name, None)
+    if name in BUILTIN_DESCRIPTORS:
+        _GAMES[name] = BUILTIN_DESCRIPTORS[name]
     _REFS.clear()
 
 
 def game_names() -> tuple[str, ...]:
-    """The registered games' short names, built-in games first."""
-    _load_builtins()
+    """The registered games' short names, built-in games first (imports no game)."""
     return tuple(_GAMES)
 
 
 def describe(name: str) -> GameInfo:
-    """The :class:`GameInfo` of game ``name``.
+    """The :class:`GameInfo` of game ``name`` (importing its descriptor on first use).
 
     Raises:
         ValueError: no game of that name is registered.
     """
-    _load_builtins()
     try:
-        return _GAMES[name]
+        entry = _GAMES[name]
     except KeyError:
         raise ValueError(f"unknown game {name!r}; choose from {', '.join(_GAMES)}") from None
+    if isinstance(entry, str):
+        entry = importlib.import_module(entry).DESCRIPTOR
+        if entry.name != name:
+            raise RuntimeError(f"descriptor of {name!r} names itself {entry.name!r}")
+        _GAMES[name] = entry
+    return entry
 
 
 _REFS: dict[str, Any] = {}
@@ -151,9 +150,7 @@ def part(name: str, field: str) -> Any:
 
 def game_title(name: str) -> str:
     """The title of game ``name``, or ``name`` itself for an unregistered game."""
-    _load_builtins()
-    info = _GAMES.get(name)
-    return name if info is None else info.title
+    return describe(name).title if name in _GAMES else name
 
 
 def game_class(name: str) -> type:

@@ -23,6 +23,7 @@ __all__ = [
     "check_engine_matches_rules",
     "check_env_engine_matches_rules",
     "check_env_mask_matches_rules",
+    "check_final_infos",
     "check_random_play",
     "engine_agrees",
     "game_fingerprint",
@@ -260,6 +261,51 @@ def check_engine_matches_rules(game: Game, seeds: range | list[int], engine_cls:
     return steps
 
 
+def _info_shapes(info: dict[str, Any]) -> dict[str, tuple]:
+    """Each key's (kind, shape); raises unless every value is a number or a
+    numeric array (what a trainer's buffer can store)."""
+    out = {}
+    for k, v in info.items():
+        if isinstance(v, np.ndarray):
+            assert v.dtype.kind in "biuf", f"info[{k!r}]: array of dtype {v.dtype}"
+            out[k] = ("array", v.dtype.kind, v.shape)
+        else:
+            assert isinstance(v, (bool, int, float, np.number)), f"info[{k!r}] = {v!r} is not a number"
+            out[k] = (type(v).__name__,)
+    return out
+
+
+def check_final_infos(env: Any, seeds: range | list[int]) -> dict[str, tuple]:
+    """Random games through an AEC env: every agent's final ``info`` holds
+    numbers and numeric arrays only, with the same keys and shapes in every
+    game; it is ``game.outcome_info(env.outcome())`` plus the (all-zero)
+    mask; its ``returns``, where present, are each agent's summed rewards.
+    Returns the common key -> (kind, shape) table."""
+    base = env.unwrapped
+    shapes: dict[str, tuple] | None = None
+    for seed in seeds:
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        total = dict(base.rewards)  # a game over at the deal pays there
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            for a, r in base.rewards.items():
+                total[a] += r
+        want = base.game.outcome_info(base.outcome())
+        for agent, info in dict(base.infos).items():
+            assert not info["action_mask"].any(), f"seed {seed}: {agent}'s final mask"
+            rest = {k: v for k, v in info.items() if k != "action_mask"}
+            assert _same_info(rest, want), f"seed {seed}: {agent}'s info is not outcome_info(outcome())"
+            got = _info_shapes(info)
+            shapes = got if shapes is None else shapes
+            assert got == shapes, f"seed {seed}: {agent}'s info {got} differs from {shapes}"
+        if "returns" in want:
+            assert want["returns"].tolist() == [total[a] for a in env.possible_agents], f"seed {seed}"
+    assert shapes is not None
+    return shapes
+
+
 def _same_info(x: dict, y: dict) -> bool:
     return x.keys() == y.keys() and all(
         np.array_equal(x[k], y[k]) if isinstance(x[k], np.ndarray) else x[k] == y[k] for k in x)
@@ -300,6 +346,7 @@ def check_env_engine_matches_rules(make_env: Callable[..., Any], seeds: range | 
             ref.step(action)
             steps += 1
         assert not fast.agents
+        assert fast.unwrapped.outcome() == ref.unwrapped.outcome(), f"seed {seed}: outcome()"
         assert game.to_json(fast.unwrapped.game_state) == game.to_json(ref.unwrapped.game_state)
     return steps
 

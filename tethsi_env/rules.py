@@ -384,6 +384,17 @@ class TetHsiGame(Game[TetHsiState]):
             "first_player": state.first_player,
         }
 
+    def outcome_info(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The final infos' numbers: ``winner`` (-1 tie), ``returns`` (2,),
+        ``set_counts`` (Sets made by each seat, (2,)), ``turns``, ``first_player``."""
+        return {
+            "winner": int(outcome["winner"]),
+            "returns": np.asarray(outcome["returns"], dtype=np.float32),
+            "set_counts": np.array([len(s) for s in outcome["sets"]], dtype=np.int64),
+            "turns": int(outcome["turns"]),
+            "first_player": int(outcome["first_player"]),
+        }
+
     # ------------------------------------------------------------- state tools
     def clone(self, state: TetHsiState) -> TetHsiState:
         """An independent copy (equal to ``state``)."""

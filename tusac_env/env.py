@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from setgames.aec import LeanWrapper, SetGameEnv, make_env
+from setgames.aec import RENDER_FPS, LeanWrapper, SetGameEnv, make_env
 from tusac_env.rules import TuSacGame
 
 __all__ = ["env", "raw_env"]
@@ -25,6 +25,7 @@ class raw_env(SetGameEnv):
         "render_modes": ["ansi", "human"],
         "name": "tusac_v0",
         "is_parallelizable": False,
+        "render_fps": RENDER_FPS,
     }
 
 

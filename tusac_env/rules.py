@@ -167,6 +167,23 @@ class TuSacGame(Game[TuSacState]):
             "scores": list(state.returns) if state.phase == PHASE_OVER else [0.0] * n,
         }
 
+    def outcome_info(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The final infos' numbers, -1 standing for ``None``: ``winner``,
+        ``value``, ``amount``, ``penalized``, ``winning_card_from``, and over
+        seats ``net_payments`` and ``returns`` (the outcome's ``scores``)."""
+        def seat(x: Any) -> int:
+            return -1 if x is None else int(x)
+
+        return {
+            "winner": seat(outcome["winner"]),
+            "value": int(outcome["value"]),
+            "amount": int(outcome["amount"]),
+            "penalized": seat(outcome["penalized"]),
+            "winning_card_from": seat(outcome["winning_card_from"]),
+            "net_payments": np.asarray(outcome["net_payments"], dtype=np.int64),
+            "returns": np.asarray(outcome["scores"], dtype=np.float32),
+        }
+
     # ------------------------------------------------------------- state tools
     def clone(self, state: TuSacState) -> TuSacState:
         """Independent copy (caches included)."""

@@ -25,6 +25,14 @@ Choices (documented constants/options):
 - A deal where the game ends before the learner ever acts is re-dealt (at
   most :data:`MAX_REDEALS` times): Gymnasium's ``reset`` cannot return a
   finished episode. ``info["redeals"]`` counts them.
+- Masks: :meth:`SingleAgentEnv.action_masks` (what MaskablePPO calls; through
+  Gymnasium wrappers, which no longer forward attributes, it is
+  ``env.get_wrapper_attr("action_masks")()``, as SB3 calls it), and
+  ``info["action_mask"]`` (int8) after every ``reset`` and ``step``, which
+  every wrapper and vector env passes on.
+- Infos hold numbers and fixed-shape arrays only (buffers store them): the
+  last step adds ``game.outcome_info`` and ``returns`` (float32, every seat);
+  :meth:`SingleAgentEnv.outcome` has the detailed outcome.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from setgames.aec import MAX_ILLEGAL_REWARD
+from setgames.aec import MAX_ILLEGAL_REWARD, RENDER_FPS
 from setgames.checks import check_real, is_integer
 from setgames.game import Game, IllegalActionError, rng_from_seed
 from setgames.wrappers._common import (
@@ -80,7 +88,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         ValueError: a bad game, opponent, seat, mode or config.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -130,6 +138,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         self._episode = 0
         self._done = True
         self._mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._outcome: dict[str, Any] | None = None
 
     # ----------------------------------------------------------------- opponents
     def set_opponents(self, opponents: Any) -> None:
@@ -188,9 +197,10 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
                 raise RuntimeError(f"{redeals} deals in a row ended before seat "
                                    f"{self.learner_seat} could act")
         self._done = False
+        self._outcome = None
         self._update_mask()
         return self._obs(), {"learner_seat": self.learner_seat, "game_seed": self.game_seed,
-                             "redeals": redeals}
+                             "redeals": redeals, "action_mask": self._mask.copy()}
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         """Play the learner's ``action``, then the opponents' moves up to the
@@ -216,17 +226,20 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             self._done = True
             truncated = bool(game.is_truncated(state))
             terminated = not truncated
-            info.update(game.outcome(state))
-            info["returns"] = tuple(float(x) for x in game.returns(state))
+            self._outcome = game.outcome(state)
+            info.update(game.outcome_info(self._outcome))
+            info["returns"] = np.asarray(game.returns(state), dtype=np.float32)
         self._update_mask()
+        info["action_mask"] = self._mask.copy()
         return self._obs(), reward, terminated, truncated, info
 
     def _illegal(self, a: int) -> tuple[Any, float, bool, bool, dict]:
         self._done = True
         self._mask = np.zeros(self._n_actions, dtype=np.int8)
         label = self.game.action_to_str(a) if 0 <= a < self._n_actions else "out of range"
-        info = {"learner_seat": self.learner_seat, "illegal_action": True,
-                "reason": f"illegal action {a} ({label}) by seat {self.learner_seat}"}
+        self._outcome = {"illegal_action": True, "offender": self.learner_seat,
+                         "reason": f"illegal action {a} ({label}) by seat {self.learner_seat}"}
+        info = {"learner_seat": self.learner_seat, "illegal_action": True, "action_mask": self._mask.copy()}
         return self._obs(), self.illegal_reward, True, False, info
 
     def _update_mask(self) -> None:
@@ -246,6 +259,16 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO
         calls this); all False once the episode has ended."""
         return self._mask.astype(bool)
+
+    def outcome(self) -> dict[str, Any]:
+        """The detailed outcome (``game.outcome``, strings and ragged lists
+        included) of the game, finished or so far; after an illegal action,
+        ``illegal_action``, ``offender`` and ``reason``."""
+        if self._outcome is not None:
+            return self._outcome
+        if self.state is None:
+            raise RuntimeError("outcome() called before reset()")
+        return self.game.outcome(self.state)
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the learner now (empty once the episode has ended)."""

@@ -18,15 +18,24 @@ earned since it last acted; the episode terminates on the last closing step.
 
 Rewards earned mid-game (round ends in match play) are paid to a seat on its
 next step.
+
+Why not Tianshou's own ``PettingZooEnv`` around ``<game>_env.env()``: it
+returns the AEC env's ``rewards`` after each step and ends the episode on the
+move that ends the game, so the final rewards of every seat arrive on one
+transition, the last mover's; the multi-agent policy keeps ``rew[:, seat]``
+only on ``seat``'s own transitions, and the seats that did not move last lose
+their result (credited totals stop summing to the game's returns). The
+closing steps here are the fix.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
+from setgames.aec import RENDER_FPS
 from setgames.checks import check_seed
 from setgames.game import rng_from_seed
 from setgames.wrappers._common import GameStatePickling, resolve_game, trainer_action
@@ -40,11 +49,14 @@ _MAX_SEED = 2**63 - 1
 class TurnBasedEnv(GameStatePickling):
     """Every seat of a game in one env, one seat's action per step.
 
+    ``metadata`` as a Gymnasium env's (render modes, ``render_fps``).
+
     Args:
         game: a registry name, a ``Game`` subclass or a ``Game`` instance.
-        outcome_in_info: add ``game.outcome`` to the last step's info. Tianshou
-            stores infos in its buffer and wants the same keys every step, so
-            pass False there (the outcome stays in :attr:`outcome`).
+        outcome_in_info: add the outcome's fixed-shape numbers
+            (``game.outcome_info`` and ``returns``, float32 over seats) to the
+            last step's info; numbers only, so Tianshou's buffer stores them.
+            The detailed outcome is :attr:`outcome` either way.
         **config: the game's options.
 
     Attributes:
@@ -53,6 +65,8 @@ class TurnBasedEnv(GameStatePickling):
         observation_space: the flat int8 ``Box`` of one seat's observation.
         action_space: ``Discrete(num_actions)``.
     """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": RENDER_FPS}
 
     def __init__(self, game: Any, outcome_in_info: bool = True, **config: Any):
         self.game = resolve_game(game, config)
@@ -115,7 +129,8 @@ class TurnBasedEnv(GameStatePickling):
             truncated = bool(game.is_truncated(state))
             self.outcome = game.outcome(state)
             if self.outcome_in_info:
-                info.update(self.outcome)
+                info.update(game.outcome_info(self.outcome))
+                info["returns"] = np.asarray(game.returns(state), dtype=np.float32)
             return self._obs(), rew, not truncated, truncated, info
         a = game.check_action(state, a)
         rewards = game.apply(state, a)

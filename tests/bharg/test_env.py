@@ -18,6 +18,7 @@ from setgames.game import rng_from_seed
 from setgames.registry import env_class, game_class
 from setgames.testing import (
     check_env_mask_matches_rules,
+    check_final_infos,
     check_random_play,
     game_fingerprint,
     global_rng_untouched,
@@ -221,9 +222,16 @@ def test_terminate_option_ends_the_game_with_a_penalty():
 def test_rewards_reach_the_agents_at_the_end():
     e = env()
     total, info = play_env_randomly(e, seed=11)
-    outcome = info
     assert sum(total.values()) == 0
-    assert list(total.values()) == outcome["returns"]
+    assert list(total.values()) == info["returns"].tolist() == e.outcome()["returns"]
+
+
+@pytest.mark.parametrize("config", [{}, {"num_players": 3, "pawns": True}, {"target_score": 40}])
+def test_final_infos_hold_fixed_shape_numbers_only(config):
+    shapes = check_final_infos(env(**config), range(10))
+    n = config.get("num_players", 2)
+    assert set(shapes) == {"action_mask", "winner", "truncated", "round", "scores", "round_points", "returns"}
+    assert shapes["returns"] == ("array", "f", (n,)) and shapes["scores"] == ("array", "i", (n,))
 
 
 def test_observation_matches_the_state_feature_by_feature():

@@ -41,7 +41,7 @@ def _run(script: str, *args: str, tmp_path: Path) -> str:
 
 def test_quickstart_plays_one_game(tmp_path):
     out = _run("quickstart.py", "--game", GAME, tmp_path=tmp_path)
-    assert "'reason':" in out and "'winner':" in out
+    assert "outcome: {" in out and "'reason':" in out and "final info (numbers only): {'winner':" in out
 
 
 def test_maskable_ppo_example_trains_and_evaluates_in_the_arena(tmp_path):
@@ -70,6 +70,15 @@ def test_tianshou_multiagent_example_runs(tmp_path):
     pytest.importorskip("tianshou")
     out = _run("tianshou_multiagent.py", "--game", GAME, tmp_path=tmp_path)
     assert "player_0 vs random" in out
+
+
+def test_rllib_multiagent_ppo_example_trains_and_plays_the_arena(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("ray.rllib")
+    out = _run("rllib_multiagent_ppo.py", "--game", GAME, "--policies", "per-seat",
+               "--out", str(tmp_path / "rl"), tmp_path=tmp_path)
+    assert "iteration 1:" in out and "ppo (player_0) vs random: score" in out
+    assert (tmp_path / "rl" / "arena" / "results.json").exists()
 
 
 def test_notebook_runs_top_to_bottom(tmp_path):

@@ -13,7 +13,7 @@ from setgames.aec import LeanWrapper, make_env
 from setgames.engine import engine_class
 from setgames.records import replay
 from setgames.registry import GAME_NAMES, env_class
-from setgames.testing import check_env_mask_matches_rules, check_random_play
+from setgames.testing import check_env_mask_matches_rules, check_final_infos, check_random_play
 from tests.setgames.toy_game import ToyGame, make_toy_env_class
 
 ToyEnv = make_toy_env_class()
@@ -188,3 +188,32 @@ def test_illegal_reward_is_finite_and_bounded(bad):
     with pytest.raises(ValueError, match="illegal_reward"):
         make_env(ToyEnv, illegal_reward=bad)
     assert make_env(ToyEnv, illegal_reward=np.float32(-2.5))._illegal_reward == -2.5
+
+
+def test_final_infos_carry_outcome_numbers_and_outcome_the_rest():
+    # The toy outcome has a string reason: outcome() keeps it, the infos do not.
+    env = make_env(ToyEnv)
+    shapes = check_final_infos(env, range(8))
+    assert shapes == {"action_mask": ("array", "i", (2,)), "winner": ("int",)}
+    assert env.outcome() == {"winner": env.unwrapped.game_state.winner, "reason": "last token"}
+    env.reset(seed=1)
+    assert env.outcome()["winner"] == -1  # a running game: the game's outcome so far
+
+
+def test_terminate_option_infos_are_numbers_and_outcome_words_them():
+    env = make_env(ToyEnv, illegal_action="terminate")
+    env.reset(seed=3)
+    env.unwrapped.game_state.pile = 1
+    env.unwrapped._refresh(None)
+    offender = env.agent_selection
+    env.step(1)
+    seat = env.unwrapped._seat_of[offender]
+    for info in env.infos.values():
+        rest = {k: v for k, v in info.items() if k not in ("action_mask", "returns")}
+        assert rest == {"illegal_action": True, "offender": seat, "winner": -1}
+        assert info["returns"].tolist() == [-1.0 if s == seat else 0.0 for s in range(2)]
+    out = env.outcome()
+    assert out["offender"] == offender and out["illegal_action"]
+    assert out["reason"].startswith("illegal action 1 (")
+    env.reset(seed=3)
+    assert "illegal_action" not in env.outcome()  # a new game forgets it

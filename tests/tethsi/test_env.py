@@ -11,6 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 import tethsi_env
 from setgames.registry import env_class, game_class
+from setgames.testing import check_final_infos
 from tethsi_env import TetHsiGame, env, raw_env
 from tethsi_env.layout import PLAY_START, SET_START, TAKE
 
@@ -78,14 +79,25 @@ def test_outcome_and_rewards_in_infos_at_the_end():
     e = env()
     e.reset(seed=2)
     _play(e, _prefer_sets)
-    info = e.infos["player_1"]
-    assert info["winner"] == 0 and info["reason"] == "third set: hand emptied" and info["result"] == "win"
+    info, out = e.infos["player_1"], e.outcome()
+    assert out["winner"] == 0 and out["reason"] == "third set: hand emptied" and out["result"] == "win"
+    assert info["winner"] == 0 and info["returns"].tolist() == [1.0, -1.0]
+    assert info["set_counts"].tolist() == [len(out["sets"][0]), len(out["sets"][1])]
+    assert len(out["sets"][0]) == 3
     assert e._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}
     e.reset(seed=5)
     _play(e, lambda legal: legal[1] if len(legal) > 1 and legal[1] == TAKE + 1 else legal[0])
-    info = e.infos["player_0"]
-    assert info["result"] == "tie" and info["reason"] == "draw pile empty at the reveal"
+    info, out = e.infos["player_0"], e.outcome()
+    assert out["result"] == "tie" and out["reason"] == "draw pile empty at the reveal"
+    assert info["winner"] == -1 and info["returns"].tolist() == [0.0, 0.0]
     assert e._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+def test_final_infos_hold_fixed_shape_numbers_only():
+    # Tianshou's buffer stores infos: ragged Sets lists or a None winner would break it.
+    shapes = check_final_infos(env(), range(12))
+    assert set(shapes) == {"action_mask", "winner", "returns", "set_counts", "turns", "first_player"}
+    assert shapes["returns"] == ("array", "f", (2,)) and shapes["set_counts"] == ("array", "i", (2,))
 
 
 def test_observation_says_whose_turn_and_which_decision():

@@ -15,6 +15,7 @@ from setgames.cards import NUM_TUSAC_TYPES
 from setgames.game import rng_from_seed
 from setgames.testing import (
     check_env_mask_matches_rules,
+    check_final_infos,
     check_random_play,
     game_fingerprint,
     global_rng_untouched,
@@ -155,8 +156,19 @@ def test_rewards_and_outcome_info_at_the_end():
     total, info = play_env_randomly(e, seed=11)
     game, state = e.unwrapped.game, e.unwrapped.game_state
     assert [total[a] for a in e.possible_agents] == list(game.returns(state))
-    out = info
+    out = e.outcome()
     assert out["reason"] in ("win", "draw", "first_hand_win") and "payments" in out
+    assert info["returns"].tolist() == out["scores"] and info["net_payments"].tolist() == out["net_payments"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_final_infos_hold_fixed_shape_numbers_only(players):
+    # Tianshou's buffer stores infos: the ragged payments list or a None
+    # winner on a draw would break it; draws and wins must give one shape.
+    shapes = check_final_infos(env(num_players=players), range(10))
+    assert set(shapes) == {"action_mask", "winner", "value", "amount", "penalized",
+                           "winning_card_from", "net_payments", "returns"}
+    assert shapes["returns"] == ("array", "f", (players,)) and shapes["winner"] == ("int",)
 
 
 def test_observation_table_in_readme_matches_spec():
@@ -273,5 +285,6 @@ def test_first_hand_win_pays_out_when_the_game_starts(engine):
     e = raw_env(num_players=2, engine=engine)
     state = e.game.position([hand("rK rG rM gP gP"), hand("rC wK yP")], pile("gG gM wM wG wG wM gG gM"))
     e.set_game_state(state)
-    assert all(e.terminations.values()) and e.infos["player_0"]["reason"] == "first_hand_win"
+    assert all(e.terminations.values()) and e.outcome()["reason"] == "first_hand_win"
+    assert e.infos["player_0"]["winner"] == 0 and e.infos["player_1"]["returns"].tolist() == [14.0, -14.0]
     assert e._cumulative_rewards == {"player_0": 14.0, "player_1": -14.0}

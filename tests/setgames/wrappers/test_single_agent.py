@@ -248,3 +248,39 @@ def test_step_takes_integers_and_one_element_integer_arrays(action):
 def test_options_of_the_wrong_type_are_value_errors(option, value):
     with pytest.raises(ValueError, match=option):
         SingleAgentEnv(ToyGame, **{option: value})
+
+
+@pytest.mark.parametrize("game", _available_games())
+def test_infos_carry_the_mask_and_numbers_only_and_outcome_the_rest(game):
+    env = SingleAgentEnv(game, opponents="random", learner_seat="rotate")
+    rng = np.random.default_rng(5)
+    keys = None
+    for episode in range(4):
+        _, info = env.reset(seed=episode)
+        while True:
+            assert info["action_mask"].dtype == np.int8
+            assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+            if term or trunc:
+                break
+        assert not info["action_mask"].any()
+        for k, v in info.items():
+            assert isinstance(v, (bool, int, float, np.ndarray)), f"info[{k!r}] = {v!r}"
+        shape = {k: np.shape(v) for k, v in info.items()}
+        keys = shape if keys is None else keys
+        assert shape == keys  # one shape every game: a buffer can store it
+        assert env.outcome() == env.game.outcome(env.state)
+        assert info["returns"].tolist() == list(env.game.returns(env.state))
+
+
+def test_outcome_after_an_illegal_action_says_who_and_why():
+    env = SingleAgentEnv(ToyGame, opponents=take_one, learner_seat=0)
+    env.reset(seed=0)
+    env.state.pile = 1
+    env._update_mask()
+    _, _, term, _, info = env.step(1)
+    assert term and info["illegal_action"] and not info["action_mask"].any()
+    assert env.outcome()["offender"] == 0 and "illegal action 1" in env.outcome()["reason"]
+    env.reset(seed=1)
+    assert "illegal_action" not in env.outcome()

@@ -134,3 +134,96 @@ def test_turn_based_step_refuses_non_integer_actions(action):
     with pytest.raises(ValueError, match="is not an integer action id"):
         env.step(action)
     assert env.game.to_json(env.state) == before
+
+
+def _rllib_episode(env, seed, pick):
+    """One game through RLlibTurnCore; (acting agent, rewards dict) per step and the last step."""
+    obs, _ = env.reset(seed=seed)
+    steps = []
+    while True:
+        (agent,) = obs
+        out = env.step({agent: pick(obs[agent])})
+        steps.append((agent, out[1]))
+        obs = out[0]
+        if out[2]["__all__"] or out[3]["__all__"]:
+            return steps, out
+
+
+@pytest.mark.parametrize("game", ["bharg", "tethsi", "tusac"])
+def test_rllib_core_gives_the_acting_agent_a_reward_entry_every_step(game):
+    # Bharg's draw-then-discard: the same agent acts twice in a row and gets its
+    # next observation in the same step; RLlib needs a reward entry with it.
+    env = RLlibTurnCore({"game": game})
+    rng = np.random.default_rng(0)
+    twice = 0
+    for seed in range(3):
+        steps, (*_, infos) = _rllib_episode(
+            env, seed, lambda o: int(rng.choice(np.flatnonzero(o["action_mask"]))))
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for (agent, r), nxt in zip(steps, [*steps[1:], None], strict=True):
+            assert agent in r
+            twice += nxt is not None and nxt[0] == agent
+            for k, v in r.items():
+                totals[k] += v
+        returns = list(env.game.returns(env.state))
+        assert [totals[a] for a in env.possible_agents] == returns
+        for info in infos.values():  # numbers only, the detailed outcome kept aside
+            assert info["returns"].tolist() == returns and isinstance(info["winner"], int)
+        assert env.outcome == env.game.outcome(env.state)
+    assert game != "bharg" or twice > 0
+
+
+def test_rllib_core_terminates_on_an_illegal_action_by_default():
+    env = RLlibTurnCore({"game": ToyGame})
+    obs, _ = env.reset(seed=2)
+    (agent,) = obs
+    env.state.pile = 1  # only "take one" is legal now
+    state = env.game.clone(env.state)
+    obs, rew, terms, truncs, infos = env.step({agent: 1})
+    assert terms["__all__"] and not truncs["__all__"] and set(obs) == set(env.possible_agents)
+    assert rew == {a: (-1.0 if a == agent else 0.0) for a in env.possible_agents}
+    assert all(not o["action_mask"].any() for o in obs.values())
+    assert env.state == state  # the game stopped as it was
+    seat = env.possible_agents.index(agent)
+    assert all(i["illegal_action"] and i["offender"] == seat for i in infos.values())
+    assert infos[agent]["returns"].tolist() == [rew[a] for a in env.possible_agents]
+    assert env.outcome["offender"] == agent and "illegal action 1" in env.outcome["reason"]
+    with pytest.raises(RuntimeError, match="after the game ended"):
+        env.step({agent: 0})
+    raising = RLlibTurnCore({"game": ToyGame, "illegal_action": "raise", "illegal_reward": -3})
+    obs, _ = raising.reset(seed=2)
+    raising.state.pile = 1
+    with pytest.raises(ValueError, match="illegal action 1"):
+        raising.step({next(iter(obs)): 1})
+    with pytest.raises(ValueError, match="illegal_action 'ignore'"):
+        RLlibTurnCore({"game": ToyGame, "illegal_action": "ignore"})
+
+
+def test_rllib_keys_renames_a_pettingzoo_env_for_rllib():
+    from setgames.aec import make_env
+    from setgames.wrappers.rllib import rllib_keys
+    from tests.setgames.toy_game import make_toy_env_class
+
+    env = rllib_keys(make_env(make_toy_env_class()))
+    env.reset(seed=0)
+    space = env.observation_space("player_0")
+    assert space is env.observation_space("player_1") and space == rllib_obs_space(env.unwrapped.game)
+    while True:
+        obs, _, term, trunc, _ = env.last()
+        assert space.contains(obs) and set(obs) == {"observations", "action_mask"}
+        if term or trunc:
+            break
+        raw = env.env.observe(env.agent_selection)
+        assert np.array_equal(obs["observations"], raw["observation"].astype(np.float32))
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.outcome() == env.unwrapped.outcome()
+
+
+def test_turn_based_final_info_is_numbers_and_outcome_the_rest():
+    env = TurnBasedEnv("bharg")
+    steps = _episode(env, 3, lambda o: int(np.flatnonzero(o["mask"])[0]))
+    info = steps[-1][3]
+    assert info["closing"] and info["returns"].dtype == np.float32
+    assert info["returns"].tolist() == list(env.game.returns(env.state))
+    assert all(isinstance(v, (bool, int, np.ndarray)) for v in info.values())
+    assert env.outcome == env.game.outcome(env.state) and "reason" in env.outcome
