@@ -201,13 +201,13 @@ def _run_arena(args: argparse.Namespace) -> int:
             print(f"Saved {plot_ratings(results, out / PLOT_FILE)}")
         except ImportError as exc:
             raise UsageError(str(exc)) from None
+    if results["interrupted"]:  # a signal to the whole group also ends workers: that is no loss
+        return EXIT_TERMINATED if results.get("stopped_by") == "SIGTERM" else EXIT_INTERRUPTED
     lost = results.get("lost_games")
     if lost:
         played = sum(len(a["games"]) for a in results["arenas"])
         raise ArenaLost(f"a worker died: lost {len(lost)} game(s) (game indices {describe_indices(lost)}); "
                         f"the other {played} are kept in {out}")
-    if results["interrupted"]:
-        return EXIT_TERMINATED if results.get("stopped_by") == "SIGTERM" else EXIT_INTERRUPTED
     return 0
 
 
