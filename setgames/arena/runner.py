@@ -3,12 +3,15 @@
 Every pair of distinct bots (a *pairing*) plays ``deals`` deals per game;
 each deal is a duplicate set (see :mod:`setgames.arena.seating`): the same
 seed played once per seating, so luck of the cards cancels. Games run in
-worker processes (``multiprocessing``, no global random state anywhere);
-each game's deal seed and bot seeds derive from the master seed and the
-game's coordinates alone, so the results are identical whatever the number
-of workers. Games are ordered deal-major (deal 0 of every game and pairing,
-then deal 1, ...), so a run stopped early (Ctrl-C) still covers every
-pairing evenly; the games finished by then are kept, summarised and saved.
+this process, in local worker processes or as Ray tasks
+(:mod:`setgames.arena.executors`; no global random state anywhere); each
+game's deal seed and bot seeds derive from the master seed and the game's
+index alone (:mod:`setgames.arena.plan`), so ``results.json`` and
+``records.jsonl`` are identical byte for byte whatever the executor and the
+number of workers. Games are ordered deal-major (deal 0 of every game and
+pairing, then deal 1, ...), so a run stopped early (Ctrl-C or SIGTERM) still
+covers every pairing evenly; the games finished by then are kept,
+summarised and saved.
 
 Per game, the side (A or B) of the seat with the highest return wins; a tie
 for the highest return between the two sides, or between all seats, is a
@@ -325,7 +328,8 @@ def _check_count(what: str, value: Any, most: int) -> None:
 def _kept(res: dict[str, Any]) -> dict[str, Any]:
     # The actions went to records.jsonl; the summary needs only their number.
     return {"returns": res["returns"], "truncated": res["truncated"], "steps": len(res["actions"]),
-            "seconds": res["seconds"], "moves": res["moves"]}
+            "seconds": res["seconds"], "moves": res["moves"], "wall": res["wall"],
+            "cpu": res["cpu"]}
 
 
 def _finish(writer: Any, bar: _Progress) -> None:
@@ -441,7 +445,11 @@ def _timing(played: list[tuple[GameTask, dict[str, Any]]], specs: tuple[BotSpec,
             row["moves"] += r["moves"][seat]
         for b in set(t.seat_bots):
             per[t.game_name][specs[b].label]["games"] += 1
-    return {"wall_seconds": round(wall, 3), "games": len(played), "per_game": per}
+    # play_seconds: the games' own wall time in the workers, summed (play_cpu_seconds: their
+    # CPU time); wall_seconds times the CPUs minus it is what starting, scheduling and idling cost.
+    return {"wall_seconds": round(wall, 3), "games": len(played),
+            "play_seconds": round(sum(r["wall"] for _, r in played), 3),
+            "play_cpu_seconds": round(sum(r["cpu"] for _, r in played), 3), "per_game": per}
 
 
 def _save(out_dir: Path | None, results: dict[str, Any], timing: dict[str, Any]) -> None:

@@ -82,6 +82,7 @@ def play_game(job: Job, task: GameTask) -> dict[str, Any]:
     game = _CACHE.games.get(task.arena_game)
     if game is None:
         game = _CACHE.games[task.arena_game] = task.arena_game.make()
+    started, cpu = time.perf_counter(), time.thread_time()
     bots = _bots_for(job, task)
     n = game.num_players
     state = game.new_state(rng_from_seed(task.deal_seed))
@@ -115,6 +116,8 @@ def play_game(job: Job, task: GameTask) -> dict[str, Any]:
         "config": game.config_dict(),
         "seconds": seconds,
         "moves": moves,
+        "wall": time.perf_counter() - started,
+        "cpu": time.thread_time() - cpu,  # this thread's only: a worker's other threads are overhead
     }
 
 
