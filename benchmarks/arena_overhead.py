@@ -2,7 +2,8 @@
 
 Two measurements:
 
-1. **Per task**: empty chunks (no game) sent through each executor's backend,
+1. **Start-up and per task**: the workers started, one empty task, stopped;
+   then empty chunks (no game) sent through each executor's backend,
    ``--tasks`` of them with the backend's usual number in flight; the wall
    time over the count is the fixed cost of one task (scheduling, pickling,
    the round trip). The arena sizes its chunks from it
@@ -130,6 +131,21 @@ class TreeCPU:
         return sum(v - self.start.get(pid, 0.0) for pid, v in self.seen.items())
 
 
+def startup(executor: str, cpus: int) -> dict:
+    """Wall and CPU seconds to start the executor's workers, run one empty task and stop."""
+    if executor == "ray":
+        from setgames.arena.ray_executor import RayBackend as backend_cls
+    else:
+        from setgames.arena.executors import LocalBackend as backend_cls
+    t0 = time.perf_counter()
+    with TreeCPU() as cpu:
+        backend = backend_cls(_empty_job(), cpus)
+        backend.submit(0, 0).result()
+        backend.close()
+    return {"measure": "startup", "executor": executor, "cpus": cpus,
+            "wall_seconds": round(time.perf_counter() - t0, 2), "cpu_seconds": round(cpu.seconds(), 2)}
+
+
 def arena_run(executor: str, cpus: int, games: int, players: int, bots: list[str], seed: int,
               out: Path) -> dict:
     """Wall time and play time of the fixed arena on one executor."""
@@ -170,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         executors = [e for e in executors if e != "ray"]
     if args.only in (None, "tasks"):
         for ex in executors:
+            print(json.dumps(startup(ex, args.cpus)), flush=True)
             s = per_task_seconds(ex, args.cpus, args.tasks)
             print(json.dumps({"measure": "per_task", "executor": ex, "cpus": args.cpus, "tasks": args.tasks,
                               "ms_per_task": round(s * 1e3, 3)}), flush=True)

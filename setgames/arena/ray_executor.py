@@ -29,6 +29,7 @@ __all__ = ["INSTALL_HINT", "RayBackend", "check_address", "import_ray"]
 INSTALL_HINT = "pip install -e '.[ray]'"
 CONNECT_SECONDS = 5.0  # to reach a head's port before Ray itself is asked (it retries for minutes)
 TASK_RETRIES = 1  # Ray re-runs a task once after its worker died, then its games count as lost
+_LOG = logging.getLogger(__name__)
 
 
 def import_ray() -> Any:
@@ -92,11 +93,33 @@ class RayBackend:
                 if term is not None:
                     signal.signal(signal.SIGTERM, term)
             self._owned = True
+        self._quiet_errors()
         cpus = int(ray.cluster_resources().get("CPU", 0)) or workers
         self.slots = 2 * cpus  # a task queued behind each running one keeps every CPU busy
         self._job = ray.put(job)
         self._remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_range)
         self._refs: dict[cf.Future, Any] = {}
+
+    def _quiet_errors(self) -> None:
+        # Ray's driver prints every error its cluster reports for the job (a worker that
+        # died, a task retried: paragraphs, on stdout, with no option to turn them off),
+        # which would break into the progress bar and the results table. The arena
+        # reports lost games itself, in one line; Ray's text goes to a logger instead.
+        module = getattr(getattr(self.ray, "_private", None), "worker", None)
+        self._printer = getattr(module, "print_to_stdstream", None)
+        if self._printer is None:
+            return
+
+        def to_log(data: dict[str, Any], ignore_prefix: bool = False) -> None:
+            for line in data.get("lines", ()):
+                _LOG.info("%s: %s", data.get("pid", "ray"), line)
+
+        module.print_to_stdstream = to_log
+
+    def _restore_errors(self) -> None:
+        if self._printer is not None:
+            self.ray._private.worker.print_to_stdstream = self._printer
+            self._printer = None
 
     def submit(self, start: int, stop: int) -> cf.Future:
         """One Ray task for games ``start`` to ``stop - 1``."""
@@ -132,3 +155,4 @@ class RayBackend:
         self._refs.clear()
         if self._owned:
             self.ray.shutdown()
+        self._restore_errors()

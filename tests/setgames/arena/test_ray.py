@@ -78,7 +78,7 @@ def test_ray_gives_the_same_files_as_serial_and_local_processes(cluster, tmp_pat
     assert len(load_records(tmp_path / "serial" / RECORDS_FILE)) == ARENA_GAMES
 
 
-def test_a_ray_worker_that_dies_loses_only_its_games(cluster, tmp_path):
+def test_a_ray_worker_that_dies_loses_only_its_games(cluster, tmp_path, capfd):
     # The toy game has 2 seats: game 2 is deal 1 in seating AB, where bot B ("dying") holds seat 1.
     die = derive_seed(5, "toy", 1, 0, 1, 0, 1)
     dying = BotSpec("dying", "dying", (("die_seed", die),), factory=dying_factory)
@@ -91,6 +91,8 @@ def test_a_ray_worker_that_dies_loses_only_its_games(cluster, tmp_path):
     assert res["arenas"][0]["games"] == [g for i, g in enumerate(ref["arenas"][0]["games"]) if i != 2]
     assert len(load_records(tmp_path / RECORDS_FILE)) == 23
     assert ray.is_initialized()  # the program's own Ray is left as it was
+    out, err = capfd.readouterr()
+    assert "worker died" not in out + err and "Traceback" not in out + err  # Ray's paragraphs stay in its log
 
 
 def test_ctrl_c_on_a_joined_cluster_keeps_the_games_and_frees_the_cluster(cluster, tmp_path):
