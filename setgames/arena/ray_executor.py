@@ -93,7 +93,9 @@ class RayBackend:
                 if term is not None:
                     signal.signal(signal.SIGTERM, term)
             self._owned = True
-        self._quiet_errors()
+        self._printer = None
+        if self._owned:  # a program's own Ray keeps its output as the program set it
+            self._quiet_errors()
         cpus = int(ray.cluster_resources().get("CPU", 0)) or workers
         self.slots = 2 * cpus  # a task queued behind each running one keeps every CPU busy
         self._job = ray.put(job)

@@ -26,7 +26,6 @@ from setgames.arena.runner import RESULTS_FILE  # noqa: E402
 from setgames.arena.seating import derive_seed  # noqa: E402
 from setgames.cli import main  # noqa: E402
 from setgames.records import RECORDS_FILE, load_records  # noqa: E402
-from tests.setgames.arena.dying_bots import dying_factory  # noqa: E402
 from tests.setgames.bots.helpers import first_legal_factory  # noqa: E402
 from tests.setgames.toy_game import ToyGame  # noqa: E402
 
@@ -78,21 +77,41 @@ def test_ray_gives_the_same_files_as_serial_and_local_processes(cluster, tmp_pat
     assert len(load_records(tmp_path / "serial" / RECORDS_FILE)) == ARENA_GAMES
 
 
-def test_a_ray_worker_that_dies_loses_only_its_games(cluster, tmp_path, capfd):
+_DYING_RUN = """
+import json, sys
+from setgames.arena import ArenaGame, BotSpec, run_arena
+from tests.setgames.arena.dying_bots import dying_factory
+from tests.setgames.toy_game import ToyGame
+dying = BotSpec("dying", "dying", (("die_seed", int(sys.argv[2])),), factory=dying_factory)
+res = run_arena([ArenaGame.of(ToyGame)], ["random", dying], games_per_pairing=24, seed=5, executor="ray",
+                address=sys.argv[1], out=sys.argv[3], progress=False)
+print(json.dumps(res["lost_games"]))
+"""
+
+
+def test_a_ray_worker_that_dies_loses_only_its_games(cluster, tmp_path):
     # The toy game has 2 seats: game 2 is deal 1 in seating AB, where bot B ("dying") holds seat 1.
     die = derive_seed(5, "toy", 1, 0, 1, 0, 1)
-    dying = BotSpec("dying", "dying", (("die_seed", die),), factory=dying_factory)
     first = BotSpec("dying", "first", factory=first_legal_factory)
     ref = run_arena([ArenaGame.of(ToyGame)], ["random", first], games_per_pairing=24, seed=5, progress=False)
-    res = run_arena([ArenaGame.of(ToyGame)], ["random", dying], games_per_pairing=24, seed=5,
-                    executor="ray", out=tmp_path, progress=False)
+    proc = subprocess.run([sys.executable, "-c", _DYING_RUN, cluster, str(die), str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
     # The first tasks hold one game each (nothing timed yet), so the dead worker's task is game 2 alone.
-    assert res["lost_games"] == [2] and not res["interrupted"]
-    assert res["arenas"][0]["games"] == [g for i, g in enumerate(ref["arenas"][0]["games"]) if i != 2]
+    assert json.loads(proc.stdout) == [2]
+    # Ray's own paragraphs about the dead worker and the retry go to a logger, not to the terminal.
+    assert not proc.stderr.strip() and "worker died" not in proc.stdout
+    saved = json.loads((tmp_path / RESULTS_FILE).read_text())
+    assert saved["lost_games"] == [2] and not saved["interrupted"]
+    assert saved["arenas"][0]["games"] == [g for i, g in enumerate(ref["arenas"][0]["games"]) if i != 2]
     assert len(load_records(tmp_path / RECORDS_FILE)) == 23
-    assert ray.is_initialized()  # the program's own Ray is left as it was
-    out, err = capfd.readouterr()
-    assert "worker died" not in out + err and "Traceback" not in out + err  # Ray's paragraphs stay in its log
+
+
+def test_a_program_that_started_ray_keeps_it(cluster, tmp_path):
+    res = run_arena([ArenaGame.of(ToyGame)], ["random", "random"], games_per_pairing=6, seed=1,
+                    executor="ray", out=tmp_path, progress=False)
+    assert len(res["arenas"][0]["games"]) == 6
+    assert ray.is_initialized() and ray.get_runtime_context().gcs_address == cluster
 
 
 def test_ctrl_c_on_a_joined_cluster_keeps_the_games_and_frees_the_cluster(cluster, tmp_path):
