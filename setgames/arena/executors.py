@@ -3,8 +3,8 @@
 Every executor yields ``(index, result)`` in game order, ``result`` being
 ``None`` for a game lost to a worker that died. Local processes and Ray get
 the games in *chunks* of consecutive indices, one task each: a task costs a
-fixed overhead to schedule (measured: about 0.1 ms in a local pool and 1 to
-2 ms under Ray on 2 cores; ``benchmarks/arena_overhead.py``), so chunks are
+fixed overhead to schedule (measured on 2 busy cores: 0.12-0.30 ms in a local
+pool, 1.2-3.3 ms under Ray; ``benchmarks/arena_overhead.py``), so chunks are
 sized from the measured cost of the games already played to last about
 :data:`TARGET_SECONDS` of the backend, and the first tasks hold one game
 each. Chunking never changes a result: a game's seeds come from its index.

@@ -129,11 +129,13 @@ class Plan:
             yield self.task(i)
 
 
-def describe_indices(indices: Sequence[int]) -> str:
-    """Game indices as short ranges: ``"3, 8-11"``.
+def describe_indices(indices: Sequence[int], most: int = 10) -> str:
+    """Game indices as short ranges: ``"3, 8-11"``; past ``most`` ranges, how many more.
 
     >>> describe_indices([8, 3, 9, 10, 11])
     '3, 8-11'
+    >>> describe_indices([0, 2, 4, 6], most=2)
+    '0, 2 and 2 more ranges'
     """
     parts: list[str] = []
     ordered = sorted(indices)
@@ -144,4 +146,6 @@ def describe_indices(indices: Sequence[int]) -> str:
             j += 1
         parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
         i = j + 1
+    if len(parts) > most:
+        return ", ".join(parts[:most]) + f" and {len(parts) - most} more ranges"
     return ", ".join(parts)
