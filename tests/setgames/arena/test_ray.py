@@ -114,7 +114,10 @@ def test_a_program_that_started_ray_keeps_it(cluster, tmp_path):
     assert ray.is_initialized() and ray.get_runtime_context().gcs_address == cluster
 
 
-def test_ctrl_c_on_a_joined_cluster_keeps_the_games_and_frees_the_cluster(cluster, tmp_path):
+@pytest.mark.parametrize("sig, status, by",
+                         [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")])
+def test_a_stop_on_a_joined_cluster_keeps_the_games_and_frees_the_cluster(cluster, tmp_path, sig, status, by):
+    # SIGTERM too: ray.init installs a handler of its own that would exit at once.
     cmd = [sys.executable, "-m", "setgames.cli", "arena", "--game", "tethsi", "--bots", "random", "greedy",
            "--games", "100000", "--executor", "ray", "--address", cluster, "--out", str(tmp_path),
            "--no-progress"]
@@ -124,10 +127,10 @@ def test_ctrl_c_on_a_joined_cluster_keeps_the_games_and_frees_the_cluster(cluste
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not records.exists() or records.stat().st_size < 20_000):
         time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "Traceback" not in err, err
-    assert "finished before Ctrl-C" in out
+    assert proc.returncode == status and "Traceback" not in err, err
+    assert f"finished before {by}" in out
     saved = json.loads((tmp_path / RESULTS_FILE).read_text())
     played = len(saved["arenas"][0]["games"])
     assert saved["interrupted"] and 0 < played < 100000
