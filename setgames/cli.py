@@ -8,7 +8,9 @@ Errors the user can fix (an unknown game or bot, a player count the game
 does not allow, a corrupt record or one from another game version, a file
 that cannot be read) end with one line on stderr, ``setgames: error: ...``,
 and exit status 2; never a traceback. Ctrl-C during an arena keeps and
-saves the games already finished and exits with status 130.
+saves the games already finished and exits with status 130 (SIGTERM: the
+same, status 143); an arena that lost games to a dead worker saves the rest,
+names the lost ones in one line and exits with status 1.
 """
 
 from __future__ import annotations
@@ -34,10 +36,16 @@ DEFAULT_GAMES_PER_PAIRING = 20  # a short arena: about a minute for all three ga
 DEFAULT_BOTS = ("random", "greedy", "ismcts:iterations=16")
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process that SIGTERM ended
+EXIT_LOST = 1
 
 
 class UsageError(Exception):
     """A problem the user can fix, reported as one line."""
+
+
+class ArenaLost(Exception):
+    """An arena finished but lost games to dead workers: one line, exit status 1."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +140,14 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"games per pairing and game, rounded up to whole duplicate deals "
                         f"(default {DEFAULT_GAMES_PER_PAIRING})")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="worker processes (default: the number of cores, at most 4)")
+                   help="worker processes, or the CPUs of the Ray started for the run (default: the "
+                        "number of cores, at most 4; with --address the cluster's CPUs are used)")
+    p.add_argument("--executor", choices=("serial", "local", "ray"), default=None,
+                   help="where the games run: this process, local worker processes, or Ray tasks "
+                        "(pip install -e '.[ray]'); default serial for one worker, else local")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="with --executor ray: join the Ray cluster at HOST:PORT (ray start --head), "
+                        "ray://HOST:PORT or auto, instead of starting one")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"directory for results.json and records.jsonl (default ./{DEFAULT_OUT})")
@@ -148,6 +163,8 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
 
 def _run_arena(args: argparse.Namespace) -> int:
     from setgames.arena import RESULTS_FILE, BotSpec, format_results, run_arena
+    from setgames.arena.plan import describe_indices
+    from setgames.arena.runner import MAX_GAMES_PER_PAIRING, max_workers
     from setgames.records import RECORDS_FILE
     from setgames.registry import GAME_NAMES
 
@@ -159,11 +176,13 @@ def _run_arena(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown game {n!r}; choose from {', '.join(GAME_NAMES)}")
     if args.players is not None and args.players < 1:
         raise UsageError(f"--players {args.players} must be a positive number")
-    if args.games < 1:
-        raise UsageError(f"--games {args.games} must be >= 1")
+    if not 1 <= args.games <= MAX_GAMES_PER_PAIRING:
+        raise UsageError(f"--games {args.games} must be from 1 to {MAX_GAMES_PER_PAIRING:,}")
     workers = args.workers if args.workers is not None else max(1, min(4, os.cpu_count() or 1))
-    if workers < 1:
-        raise UsageError(f"--workers {workers} must be >= 1")
+    if not 1 <= workers <= max_workers():
+        raise UsageError(f"--workers {workers} must be from 1 to {max_workers()} (4 a core)")
+    if args.address is not None and args.executor != "ray":
+        raise UsageError("--address is for --executor ray")
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed} must be >= 0")
     config = _parse_config(args.config)
@@ -171,7 +190,7 @@ def _run_arena(args: argparse.Namespace) -> int:
     bots = [BotSpec.parse(s) for s in split_bot_specs(args.bots or DEFAULT_BOTS)]
     out = Path(args.out)
     results = run_arena(games, bots, games_per_pairing=args.games, seed=args.seed, workers=workers,
-                        out=out, progress=args.progress)
+                        out=out, progress=args.progress, executor=args.executor, address=args.address)
     print(format_results(results))
     print(f"\nSaved {out / RESULTS_FILE} and {out / RECORDS_FILE} "
           f"(replay a game: setgames replay {out / RECORDS_FILE} --index 0)")
@@ -182,7 +201,14 @@ def _run_arena(args: argparse.Namespace) -> int:
             print(f"Saved {plot_ratings(results, out / PLOT_FILE)}")
         except ImportError as exc:
             raise UsageError(str(exc)) from None
-    return EXIT_INTERRUPTED if results["interrupted"] else 0
+    if results["interrupted"]:  # a signal to the whole group also ends workers: that is no loss
+        return EXIT_TERMINATED if results.get("stopped_by") == "SIGTERM" else EXIT_INTERRUPTED
+    lost = results.get("lost_games")
+    if lost:
+        played = sum(len(a["games"]) for a in results["arenas"])
+        raise ArenaLost(f"a worker died: lost {len(lost)} game(s) (game indices {describe_indices(lost)}); "
+                        f"the other {played} are kept in {out}")
+    return 0
 
 
 # ---------------------------------------------------------------- replay
@@ -297,6 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except UsageError as exc:
         return _fail(str(exc))
+    except ArenaLost as exc:
+        _fail(str(exc))
+        return EXIT_LOST
     except KeyboardInterrupt:
         print("setgames: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

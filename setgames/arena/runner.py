@@ -3,12 +3,15 @@
 Every pair of distinct bots (a *pairing*) plays ``deals`` deals per game;
 each deal is a duplicate set (see :mod:`setgames.arena.seating`): the same
 seed played once per seating, so luck of the cards cancels. Games run in
-worker processes (``multiprocessing``, no global random state anywhere);
-each game's deal seed and bot seeds derive from the master seed and the
-game's coordinates alone, so the results are identical whatever the number
-of workers. Games are ordered deal-major (deal 0 of every game and pairing,
-then deal 1, ...), so a run stopped early (Ctrl-C) still covers every
-pairing evenly; the games finished by then are kept, summarised and saved.
+this process, in local worker processes or as Ray tasks
+(:mod:`setgames.arena.executors`; no global random state anywhere); each
+game's deal seed and bot seeds derive from the master seed and the game's
+index alone (:mod:`setgames.arena.plan`), so ``results.json`` and
+``records.jsonl`` are identical byte for byte whatever the executor and the
+number of workers. Games are ordered deal-major (deal 0 of every game and
+pairing, then deal 1, ...), so a run stopped early (Ctrl-C or SIGTERM) still
+covers every pairing evenly; the games finished by then are kept,
+summarised and saved.
 
 Per game, the side (A or B) of the seat with the highest return wins; a tie
 for the highest return between the two sides, or between all seats, is a
@@ -18,29 +21,38 @@ draw. A bot's *score* is its wins plus half its draws, over games played.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
-import signal
+import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from setgames.arena.executors import EXECUTORS, execute
+from setgames.arena.plan import GameTask, Plan
 from setgames.arena.ratings import rate
-from setgames.arena.seating import SEATING_RULE, derive_seed, seatings
+from setgames.arena.ray_executor import import_ray
+from setgames.arena.seating import SEATING_RULE, seatings
+from setgames.arena.signals import Terminated, signals_deferred, sigterm_as_interrupt
 from setgames.arena.stats import mean_interval
+from setgames.arena.worker import Job
 from setgames.bots.base import Bot
 from setgames.bots.registry import make_bot, parse_bot_spec
-from setgames.game import Game, rng_from_seed
+from setgames.game import Game
 from setgames.records import RECORDS_FILE, make_record, records_writer
 
-__all__ = ["RESULTS_FILE", "TIMING_FILE", "ArenaGame", "BotSpec", "run_arena"]
+__all__ = ["MAX_GAMES_PER_PAIRING", "RESULTS_FILE", "TIMING_FILE", "ArenaGame", "BotSpec", "max_workers",
+           "run_arena"]
 
 RESULTS_FILE = "results.json"
 TIMING_FILE = "timing.json"
 RESULTS_FORMAT = "setgames-arena/1"
-MAX_STEPS = 200_000  # steps; a game still running after that is a bug in a game or a bot
+# A million games of one pairing is days of play even for the cheapest bots, and their
+# summary (one row a game in results.json) is about 200 MB: more is surely a typo.
+MAX_GAMES_PER_PAIRING = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -103,90 +115,6 @@ class ArenaGame:
 
             return make_game(self.game, **dict(self.config))
         return self.game(**dict(self.config))
-
-
-@dataclass(frozen=True)
-class _Task:
-    index: int
-    game_index: int
-    arena_game: ArenaGame
-    game_name: str
-    pairing: int
-    deal: int
-    seating: int
-    seat_bots: tuple[int, ...]  # bot index per seat
-    seat_sides: tuple[int, ...]  # 0 = A, 1 = B per seat
-    deal_seed: int
-    bot_seeds: tuple[int, ...]
-
-
-@dataclass
-class _WorkerCache:
-    games: dict[ArenaGame, Game] = field(default_factory=dict)
-    bots: dict[tuple[int, int, str], Bot] = field(default_factory=dict)
-    specs: tuple[BotSpec, ...] = ()
-
-
-_CACHE = _WorkerCache()
-
-
-def _init_worker(specs: tuple[BotSpec, ...], ignore_sigint: bool) -> None:
-    # The parent handles Ctrl-C and keeps finished games; workers just stop.
-    if ignore_sigint:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _CACHE.games.clear()
-    _CACHE.bots.clear()
-    _CACHE.specs = specs
-
-
-def _play(task: _Task) -> dict[str, Any]:
-    """Play one game of the arena; runs in a worker (or in the parent with 1 worker)."""
-    game = _CACHE.games.get(task.arena_game)
-    if game is None:
-        game = _CACHE.games[task.arena_game] = task.arena_game.make()
-    bots = []
-    for seat, (b, s) in enumerate(zip(task.seat_bots, task.bot_seeds, strict=True)):
-        # One object per (bot, seat): a bot holding two seats keeps two generators.
-        key = (b, seat, task.game_name)
-        bot = _CACHE.bots.get(key)
-        if bot is None:
-            bot = _CACHE.bots[key] = _CACHE.specs[b].build(task.game_name)
-        bot.reset(s)
-        bots.append(bot)
-    n = game.num_players
-    state = game.new_state(rng_from_seed(task.deal_seed))
-    actions: list[int] = []
-    seconds = [0.0] * n
-    moves = [0] * n
-    while not game.is_over(state):
-        seat = game.current_seat(state)
-        legal = game.legal_actions(state)
-        bot = bots[seat]
-        t0 = time.perf_counter()
-        a = bot.act(game, state, seat)
-        seconds[seat] += time.perf_counter() - t0
-        moves[seat] += 1
-        if a not in legal:
-            label = _CACHE.specs[task.seat_bots[seat]].label
-            raise RuntimeError(f"bot {label!r} chose illegal action {a!r} in {task.game_name} "
-                               f"(deal seed {task.deal_seed}, step {len(actions)})")
-        game.apply(state, a)
-        actions.append(int(a))
-        if len(actions) > MAX_STEPS:
-            raise RuntimeError(f"{task.game_name} game with deal seed {task.deal_seed} did not end "
-                               f"after {MAX_STEPS} steps")
-    returns = [float(r) for r in game.returns(state)]
-    return {
-        "index": task.index,
-        "returns": returns,
-        "truncated": bool(game.is_truncated(state)),
-        "outcome": json.loads(json.dumps(game.outcome(state))),
-        "actions": actions,
-        "version": game.version,
-        "config": game.config_dict(),
-        "seconds": seconds,
-        "moves": moves,
-    }
 
 
 def side_score(returns: Sequence[float], sides: Sequence[int]) -> float:
@@ -262,6 +190,8 @@ def run_arena(
     progress: bool | None = None,
     pairings: Sequence[tuple[int, int]] | None = None,
     on_interrupt: str = "keep",
+    executor: str | None = None,
+    address: str | None = None,
 ) -> dict[str, Any]:
     """Play a round robin and return the results (also saved under ``out``).
 
@@ -270,28 +200,44 @@ def run_arena(
         bots: bot specs (``"greedy"``, ``"ismcts:iterations=100"``) or :class:`BotSpec`;
             a repeated label gets a ``#2`` suffix (a bot may play a copy of itself).
         games_per_pairing: games per pairing and game, rounded up to whole
-            duplicate sets (2 games per deal for 2 and 4 players, 6 for 3).
+            duplicate sets (2 games per deal for 2 and 4 players, 6 for 3);
+            at most :data:`MAX_GAMES_PER_PAIRING`.
         seed: master seed (non-negative int); fixes every deal and bot seed.
-        workers: worker processes (1 plays in this process).
+        workers: worker processes (``local``) or CPUs of the Ray started for
+            the run (``ray`` without ``address``); at most :func:`max_workers`.
         out: directory for ``results.json``, ``records.jsonl`` and ``timing.json``.
         progress: progress bar on stderr (default: when stderr is a terminal).
         pairings: bot index pairs to play (default: every pair of distinct bots).
-        on_interrupt: ``"keep"``: Ctrl-C stops the run, keeps and saves the
-            finished games and sets ``results["interrupted"]``; ``"raise"``
-            re-raises after saving.
+        on_interrupt: ``"keep"``: Ctrl-C or SIGTERM stops the run, keeps and
+            saves the finished games and sets ``results["interrupted"]``;
+            ``"raise"`` re-raises after saving.
+        executor: ``"serial"`` (this process), ``"local"`` (worker processes)
+            or ``"ray"`` (Ray tasks; the ``ray`` extra); default ``serial``
+            for one worker, else ``local``. The results are the same on all.
+        address: with ``ray``, a running cluster to join (``HOST:PORT``,
+            ``ray://HOST:PORT`` or ``auto``); default: a Ray of its own.
 
     Returns:
         The results dict written to ``results.json`` (see :data:`RESULTS_FORMAT`).
+        Games lost to a worker that died are listed in ``results["lost_games"]``
+        (by index; the key is there only when some were lost).
 
     Raises:
         ValueError: bad arguments (unknown game or bot, bad config or counts).
+        ImportError: ``ray`` without Ray installed.
+        ConnectionError: a Ray ``address`` that cannot be reached.
     """
-    if int(games_per_pairing) < 1:
-        raise ValueError(f"games per pairing {games_per_pairing!r} must be >= 1")
-    if int(workers) < 1:
-        raise ValueError(f"workers {workers!r} must be >= 1")
+    _check_count("games per pairing", games_per_pairing, MAX_GAMES_PER_PAIRING)
+    _check_count("workers", workers, max_workers())
+    games_per_pairing, workers = int(games_per_pairing), int(workers)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed {seed!r} must be a non-negative integer")
+    if executor is None:
+        executor = "serial" if workers == 1 else "local"
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}")
+    if address is not None and executor != "ray":
+        raise ValueError(f"an address ({address!r}) is for the ray executor, not {executor!r}")
     specs = _label_bots(bots)
     if len(specs) < 2:
         raise ValueError("an arena needs at least two bots")
@@ -308,99 +254,82 @@ def run_arena(
     for i, j in pairings:
         if not (0 <= i < len(specs) and 0 <= j < len(specs)) or i == j:
             raise ValueError(f"bad pairing {(i, j)!r} for {len(specs)} bots")
-
-    tasks: list[_Task] = []
-    plans = []
-    for game in built:
-        sets = seatings(game.num_players)
-        deals = -(-int(games_per_pairing) // len(sets))
-        plans.append((sets, deals))
-    max_deals = max(d for _, d in plans)
-    for d in range(max_deals):
-        for gi, name in enumerate(names):
-            sets, deals = plans[gi]
-            if d >= deals:
-                continue
-            deal_seed = derive_seed(seed, name, 0, d)
-            for pi, (a, b) in enumerate(pairings):
-                for k, sides in enumerate(sets):
-                    tasks.append(_Task(
-                        index=len(tasks), game_index=gi, arena_game=arena_games[gi], game_name=name,
-                        pairing=pi, deal=d, seating=k,
-                        seat_bots=tuple(a if s == 0 else b for s in sides), seat_sides=sides,
-                        deal_seed=deal_seed,
-                        bot_seeds=tuple(derive_seed(seed, name, 1, pi, d, k, seat)
-                                        for seat in range(len(sides))),
-                    ))
+    sets = [tuple(seatings(game.num_players)) for game in built]
+    plan = Plan(tuple(arena_games), tuple(names), tuple(sets),
+                tuple(-(-games_per_pairing // len(s)) for s in sets),
+                tuple((int(a), int(b)) for a, b in pairings), seed)
+    plans = list(zip(plan.seating_sets, plan.deals, strict=True))
+    if executor == "ray":
+        import_ray()  # refuses at once, before any file is written
 
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     show = sys.stderr.isatty() if progress is None else progress
-    bar = _Progress(len(tasks), show)
-    played: list[tuple[_Task, dict[str, Any]]] = []
-    interrupted = False
+    bar = _Progress(len(plan), show)
+    played: list[tuple[GameTask, dict[str, Any]]] = []
+    lost: list[int] = []
+    interrupted: str | None = None
     started = time.perf_counter()
     writer = records_writer(out_dir / RECORDS_FILE) if out_dir is not None else None
-    try:
-        for task, res in _execute(tasks, specs, int(workers)):
-            # A game counts once it is both kept and recorded: Ctrl-C between the
-            # two would leave results.json and records.jsonl a game apart.
-            with _sigint_deferred():
-                played.append((task, res))
-                if writer is not None:
-                    writer.write(make_record(
-                        game=task.game_name, version=res["version"], config=res["config"],
-                        seed=task.deal_seed, actions=res["actions"],
-                        seats=[specs[b].label for b in task.seat_bots], outcome=res["outcome"],
-                        returns=res["returns"],
-                    ))
-            bar.update(len(played))
-    except KeyboardInterrupt:
-        interrupted = True
-        if on_interrupt != "keep":
+
+    def summary() -> tuple[dict[str, Any], dict[str, Any]]:
+        results = _summarise(arena_games, built, names, specs, pairings, plans, played, seed,
+                             games_per_pairing, interrupted is not None)
+        if lost:
+            results["lost_games"] = lost
+        return results, _timing(played, specs, time.perf_counter() - started)
+
+    with sigterm_as_interrupt():
+        try:
+            for index, res in execute(Job(plan, specs), executor, workers, address):
+                if res is None:
+                    lost.append(index)
+                    continue
+                task = plan.task(index)
+                # A game counts once it is both kept and recorded: a signal between
+                # the two would leave results.json and records.jsonl a game apart.
+                with signals_deferred():
+                    if writer is not None:
+                        writer.write(make_record(
+                            game=task.game_name, version=res["version"], config=res["config"],
+                            seed=task.deal_seed, actions=res["actions"],
+                            seats=[specs[b].label for b in task.seat_bots], outcome=res["outcome"],
+                            returns=res["returns"],
+                        ))
+                    played.append((task, _kept(res)))
+                bar.update(len(played) + len(lost))
+        except KeyboardInterrupt as exc:
+            interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+            if on_interrupt != "keep":
+                _finish(writer, bar)
+                _save(out_dir, *summary())
+                raise
+        finally:
             _finish(writer, bar)
-            _save(out_dir, _summarise(arena_games, built, names, specs, pairings, plans, played, seed,
-                                      games_per_pairing, True),
-                  _timing(played, specs, time.perf_counter() - started))
-            raise
-    finally:
-        _finish(writer, bar)
-    results = _summarise(arena_games, built, names, specs, pairings, plans, played, seed,
-                         games_per_pairing, interrupted)
-    timing = _timing(played, specs, time.perf_counter() - started)
-    _save(out_dir, results, timing)
+        results, timing = summary()
+        _save(out_dir, results, timing)
     results["timing"] = timing  # wall-clock figures: shown, saved apart, never in results.json
+    if interrupted is not None:
+        results["stopped_by"] = interrupted  # shown, not saved: results.json says only "interrupted"
     return results
 
 
-class _sigint_deferred:
-    """Hold back Ctrl-C (SIGINT) for the body and act on it once the body is done.
+def max_workers() -> int:
+    """The most worker processes (or local Ray CPUs) a run may ask for: 4 a core."""
+    return 4 * (os.cpu_count() or 1)
 
-    The Python-level handler is swapped, not the thread's signal mask: the
-    worker pool's threads would take a masked signal in the main thread's place.
-    Outside the main thread (where handlers cannot be set) it does nothing.
-    """
 
-    def __enter__(self) -> None:
-        self._got = False
-        try:
-            self._old = signal.signal(signal.SIGINT, self._note)
-        except ValueError:
-            self._old = None
+def _check_count(what: str, value: Any, most: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value <= most:
+        raise ValueError(f"{what} {value!r} must be an integer from 1 to {most:,}")
 
-    def _note(self, signum: int, frame: Any) -> None:
-        self._got = True
 
-    def __exit__(self, *exc: object) -> None:
-        if self._old is None:
-            return
-        signal.signal(signal.SIGINT, self._old)
-        if self._got:
-            if callable(self._old):
-                self._old(signal.SIGINT, None)  # default_int_handler: KeyboardInterrupt
-            elif self._old == signal.SIG_DFL:
-                signal.raise_signal(signal.SIGINT)
+def _kept(res: dict[str, Any]) -> dict[str, Any]:
+    # The actions went to records.jsonl; the summary needs only their number.
+    return {"returns": res["returns"], "truncated": res["truncated"], "steps": len(res["actions"]),
+            "seconds": res["seconds"], "moves": res["moves"], "wall": res["wall"],
+            "cpu": res["cpu"]}
 
 
 def _finish(writer: Any, bar: _Progress) -> None:
@@ -411,30 +340,9 @@ def _finish(writer: Any, bar: _Progress) -> None:
         bar.enabled = False
 
 
-def _execute(tasks: list[_Task], specs: tuple[BotSpec, ...],
-             workers: int) -> Iterator[tuple[_Task, dict[str, Any]]]:
-    if workers == 1 or len(tasks) <= 1:
-        _init_worker(specs, ignore_sigint=False)
-        for t in tasks:
-            yield t, _play(t)
-        return
-    methods = mp.get_all_start_methods()
-    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-    pool = ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(specs, True))
-    try:
-        for t, res in zip(tasks, pool.imap(_play, tasks, chunksize=1), strict=True):
-            yield t, res
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
-
-
 def _summarise(arena_games: list[ArenaGame], built: list[Game], names: list[str],
                specs: tuple[BotSpec, ...], pairings: Sequence[tuple[int, int]], plans: list,
-               played: list[tuple[_Task, dict[str, Any]]], seed: int, games_per_pairing: int,
+               played: list[tuple[GameTask, dict[str, Any]]], seed: int, games_per_pairing: int,
                interrupted: bool) -> dict[str, Any]:
     arenas = []
     for gi, (game, name) in enumerate(zip(built, names, strict=True)):
@@ -458,7 +366,7 @@ def _summarise(arena_games: list[ArenaGame], built: list[Game], names: list[str]
                 "pairing": t.pairing, "deal": t.deal, "seating": "".join("AB"[x] for x in t.seat_sides),
                 "seed": t.deal_seed, "seats": [specs[b].label for b in t.seat_bots],
                 "returns": r["returns"], "score_a": side_score(r["returns"], t.seat_sides),
-                "steps": len(r["actions"]), "truncated": r["truncated"],
+                "steps": r["steps"], "truncated": r["truncated"],
             } for t, r in mine],
         })
     return {
@@ -476,8 +384,8 @@ def _summarise(arena_games: list[ArenaGame], built: list[Game], names: list[str]
 
 
 def _pairing_stats(pi: int, a: int, b: int, specs: tuple[BotSpec, ...],
-                   games: list[tuple[_Task, dict[str, Any]]], per_deal: int) -> dict[str, Any]:
-    by_deal: dict[int, list[tuple[_Task, dict[str, Any]]]] = {}
+                   games: list[tuple[GameTask, dict[str, Any]]], per_deal: int) -> dict[str, Any]:
+    by_deal: dict[int, list[tuple[GameTask, dict[str, Any]]]] = {}
     for t, r in games:
         by_deal.setdefault(t.deal, []).append((t, r))
     wins_a = wins_b = draws = 0
@@ -526,7 +434,7 @@ def _rounded(ci: tuple[float, float]) -> list[float]:
     return [round(ci[0], 6), round(ci[1], 6)]
 
 
-def _timing(played: list[tuple[_Task, dict[str, Any]]], specs: tuple[BotSpec, ...],
+def _timing(played: list[tuple[GameTask, dict[str, Any]]], specs: tuple[BotSpec, ...],
             wall: float) -> dict[str, Any]:
     per: dict[str, dict[str, dict[str, float]]] = {}
     for t, r in played:
@@ -537,7 +445,11 @@ def _timing(played: list[tuple[_Task, dict[str, Any]]], specs: tuple[BotSpec, ..
             row["moves"] += r["moves"][seat]
         for b in set(t.seat_bots):
             per[t.game_name][specs[b].label]["games"] += 1
-    return {"wall_seconds": round(wall, 3), "games": len(played), "per_game": per}
+    # play_seconds: the games' own wall time in the workers, summed (play_cpu_seconds: their
+    # CPU time); wall_seconds times the CPUs minus it is what starting, scheduling and idling cost.
+    return {"wall_seconds": round(wall, 3), "games": len(played),
+            "play_seconds": round(sum(r["wall"] for _, r in played), 3),
+            "play_cpu_seconds": round(sum(r["cpu"] for _, r in played), 3), "per_game": per}
 
 
 def _save(out_dir: Path | None, results: dict[str, Any], timing: dict[str, Any]) -> None:

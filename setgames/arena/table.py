@@ -64,5 +64,9 @@ def format_results(results: dict[str, Any]) -> str:
     lines.append("game returns per seat. Ratings: Bradley-Terry fit of all pairings, on the Elo scale "
                  "(+100 ~ 64% wins).")
     if results.get("interrupted"):
-        lines.append("Interrupted: these figures cover only the games finished before Ctrl-C.")
+        by = "SIGTERM" if results.get("stopped_by") == "SIGTERM" else "Ctrl-C"
+        lines.append(f"Interrupted: these figures cover only the games finished before {by}.")
+    if results.get("lost_games"):
+        n = len(results["lost_games"])
+        lines.append(f"Lost: {n} game(s) whose worker died are not in these figures.")
     return "\n".join(lines)

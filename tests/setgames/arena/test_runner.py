@@ -154,7 +154,7 @@ def test_bad_game_config_raises_before_playing():
 def test_ctrl_c_inside_the_bookkeeping_of_a_game_waits_for_its_end():
     import signal
 
-    from setgames.arena.runner import _sigint_deferred
+    from setgames.arena.signals import signals_deferred as _sigint_deferred
 
     done = []
     with pytest.raises(KeyboardInterrupt), _sigint_deferred():
