@@ -65,6 +65,8 @@ class GameInfo:
         card_style: how the terminal colours card names: ``"decktet"`` (by
             suit) or ``"chess"`` (Vietnamese chess cards, by colour); None for
             no colour.
+        drawing: ``(game, state, seat=None, legal=None, title=None) -> str``,
+            the SVG of a state (:mod:`setgames.draw`), or None.
     """
 
     name: str
@@ -75,6 +77,7 @@ class GameInfo:
     search_hooks: str | None = None
     table_tools: str | None = None
     card_style: str | None = None
+    drawing: str | None = None
 
 
 _GAMES: dict[str, GameInfo] = {}
