@@ -194,6 +194,19 @@ def _add_replay_arguments(p: argparse.ArgumentParser) -> None:
                    help="show only what seat S could see (default: everything)")
     p.add_argument("--check", action="store_true",
                    help="only re-simulate and check every record; render nothing")
+    p.add_argument("--html", default=None, metavar="OUT",
+                   help="write record K as a self-contained HTML page that steps through it (pictures)")
+
+
+def _write_replay_html(rec: dict, seat: int | None, out: str) -> None:
+    from setgames.draw.replay import replay_html
+
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(replay_html(rec, seat=seat))
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    print(f"wrote {out}: {len(rec['actions'])} moves as pictures")
 
 
 def _run_replay(args: argparse.Namespace) -> int:
@@ -211,9 +224,12 @@ def _run_replay(args: argparse.Namespace) -> int:
         rec = records[args.index]
         if args.seat is not None and not 0 <= args.seat < len(rec.get("seats") or [0] * 99):
             raise UsageError(f"--seat {args.seat} is not a seat of this game")
-        for block in render_replay(rec, seat=args.seat):
-            print(block)
-            print()
+        if args.html is not None:
+            _write_replay_html(rec, args.seat, args.html)
+        else:
+            for block in render_replay(rec, seat=args.seat):
+                print(block)
+                print()
     print(f"replayed {len(records)} record(s) from {args.file}: every outcome matches")
     return 0
 
