@@ -1,4 +1,4 @@
-"""The ``setgames`` command line: ``setgames arena | replay | bench | play``.
+"""The ``setgames`` command line: ``setgames arena | replay | bench | play | serve``.
 
 Subcommands live in :data:`COMMANDS`; a new one (``play``, ...) is one
 :func:`register_command` call with a function that adds its arguments and
@@ -273,6 +273,23 @@ register_command("replay", "re-simulate a game record, check it and show it step
 register_command("bench", "run the throughput benchmarks", _add_bench_arguments, _run_bench)
 register_command("play", "play against the bots in a terminal: hints, undo/redo, save/load, watch",
                  _add_play_arguments, _run_play)
+
+
+# ---------------------------------------------------------------- serve
+def _add_serve_arguments(p: argparse.ArgumentParser) -> None:
+    from setgames.web.server import add_arguments
+
+    add_arguments(p)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from setgames.web.server import run
+
+    return run(args)
+
+
+register_command("serve", "a local web page to play the games against the bots (127.0.0.1)",
+                 _add_serve_arguments, _run_serve)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -37,6 +37,9 @@ def event_line(ev: tuple) -> str:
 
     >>> event_line(("meld", 2, "triple", [25, 25, 25])), event_line(("hit", 1, 3, 18))
     ('player_2 melds a triple: white cannon, white cannon, white cannon', 'player_1 hits: red rook turns up')
+    >>> event_line(("pay", 0, 1, 18, "win"))
+    'player_0 pays player_1 18 (win)'
+
     """
     kind, seat = ev[0], ev[1] if len(ev) > 1 else -1
     if kind == "discard":
@@ -54,6 +57,8 @@ def event_line(ev: tuple) -> str:
     if kind == "win":
         card = "the dealt hand" if ev[2] < 0 else _card(ev[2])
         return f"player_{seat} wins on {card}: value {ev[3]}, {ev[4]} a loser"
+    if kind == "pay":
+        return f"player_{seat} pays player_{ev[2]} {ev[3]} ({ev[4]})"
     if kind == "penalty":
         return f"player_{seat} pays the penalty ({ev[2]})"
     if kind == "draw":

@@ -53,12 +53,12 @@ _PIECE_LETTER = "KGMRCNP"
 _RANK_TEXT = {1: "A", 10: "C"}  # Aces and Crowns by letter, numbers as digits
 
 
-def suit_symbol(c: Canvas, cx: float, cy: float, suit: str, r: float = 7) -> None:
-    """The symbol of ``suit`` (a Decktet suit name) centred at ``(cx, cy)``."""
+def suit_symbol(c: Canvas, cx: float, cy: float, suit: str, r: float = 7, face: str = "#fffdf5") -> None:
+    """The symbol of ``suit`` (a Decktet suit name) centred at ``(cx, cy)`` on a card of colour ``face``."""
     col = SUIT_COLORS[suit]
-    if suit == "Moons":  # a crescent: a disc less an offset disc
-        c.path(f"M{cx + r * 0.2},{cy - r} A{r},{r} 0 1 0 {cx + r * 0.2},{cy + r} "
-               f"A{r * 0.75},{r * 0.85} 0 1 1 {cx + r * 0.2},{cy - r} Z", fill=col)
+    if suit == "Moons":  # a crescent: a disc, then a disc of the card's face over most of it
+        c.circle(cx, cy, r, fill=col)
+        c.circle(cx + r * 0.45, cy - r * 0.2, r * 0.8, fill=face)
     elif suit == "Suns":  # a disc with eight rays
         rays = []
         for k in range(8):
@@ -110,7 +110,8 @@ def decktet_card(c: Canvas, x: float, y: float, card: int, action: int | None = 
     it (a card out of play, e.g. under a pile)."""
     w, h = DECKTET_W, DECKTET_H
     with c.group(class_="card", data_card=card), c.move(action, label or DECKTET_NAMES[card]):
-        c.rect(x, y, w, h, rx=5, fill="#fffdf5" if not dim else "#d8d4c8", stroke="#444", stroke_width=1)
+        face = "#fffdf5" if not dim else "#d8d4c8"
+        c.rect(x, y, w, h, rx=5, fill=face, stroke="#444", stroke_width=1)
         kind = DECKTET_KINDS[card]
         rank = DECKTET_RANKS[card]
         if card == EXCUSE_ID:
@@ -126,11 +127,11 @@ def decktet_card(c: Canvas, x: float, y: float, card: int, action: int | None = 
         n = len(suits)
         for i, suit in enumerate(suits):
             # One to three symbols in a column on the right, centred on the card's middle.
-            suit_symbol(c, x + w - 13, y + 14 + i * 17 + (3 - n) * 8.5 * (n < 3), suit, r=6.5)
+            suit_symbol(c, x + w - 13, y + 14 + i * 17 + (3 - n) * 8.5 * (n < 3), suit, r=6.5, face=face)
         if n and kind != CardKind.ACE:
-            suit_symbol(c, x + 20, y + 44, suits[0], r=10)
+            suit_symbol(c, x + 20, y + 44, suits[0], r=10, face=face)
         elif kind == CardKind.ACE:
-            suit_symbol(c, x + w / 2, y + 46, suits[0], r=14)
+            suit_symbol(c, x + w / 2, y + 46, suits[0], r=14, face=face)
         for k, line in enumerate(_name_lines(DECKTET_NAMES[card])):
             c.text(x + w / 2, y + h - 17 + k * 10, line, size=8.5, anchor="middle", fill="#333")
         _outline(c, x, y, w, h, action)
