@@ -57,6 +57,10 @@ def event_line(ev: tuple) -> str:
     if kind == "win":
         card = "the dealt hand" if ev[2] < 0 else _card(ev[2])
         return f"player_{seat} wins on {card}: value {ev[3]}, {ev[4]} a loser"
+    if kind == "deal":
+        return f"player_{seat} is dealt {ev[2]} cards"
+    if kind == "khaps":
+        return f"player_{seat} holds {ev[2]} khap{'s' if ev[2] != 1 else ''}"
     if kind == "pay":
         return f"player_{seat} pays player_{ev[2]} {ev[3]} ({ev[4]})"
     if kind == "penalty":

@@ -47,8 +47,8 @@ button {{ font-size: 15px; padding: 4px 12px; }}
 input[type=range] {{ flex: 1; }}
 </style></head><body>
 <h2>{title}</h2>
-<div id="bar"><button id="first">&#x23EE;</button><button id="prev">&#x25C0;</button>
-<button id="play">play</button><button id="next">&#x25B6;</button><button id="last">&#x23ED;</button>
+<div id="bar"><button id="first">&#xAB; first</button><button id="prev">&#x25C0; back</button>
+<button id="play">play</button><button id="next">next &#x25B6;</button><button id="last">last &#xBB;</button>
 <input id="slider" type="range" min="0" max="{last}" value="0"><span id="count"></span></div>
 <div id="caption"></div><div id="frame"></div>
 <script>

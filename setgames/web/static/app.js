@@ -6,6 +6,7 @@ let view = null;          // the last view the server sent
 let selected = null;      // the selected move (games with move buttons: Tu Sac)
 let picks = [];           // Find Trash: the moves it points at, and where the cycle is
 let pickAt = 0;
+let toolText = "";        // what the tool said, kept under the selection
 let watching = null;      // the watch timer
 let pending = null;       // the move waiting for the warning's answer
 
@@ -139,13 +140,13 @@ function movesOf(button) {
   return view.moves.filter((m) => button.blocks.includes(m.block));
 }
 
-function select(action) {
+function select(action, note) {
   selected = action;
   document.querySelectorAll("#table .move").forEach((g) => {
     g.classList.toggle("selected", +g.dataset.action === action);
   });
   const m = view.moves.find((x) => x.action === action);
-  if (m) say("Selected: " + m.label);
+  if (m) say("Selected: " + m.label + (note ? "\n" + note : ""));
 }
 
 function clickCard(action) {
@@ -191,17 +192,17 @@ async function simple(op, data) {
 async function runCommand(name) {
   // Find Trash: the first click asks, the next ones cycle through what it found.
   if (picks.length && pickAt > 0) {
-    select(picks[pickAt % picks.length]);
+    select(picks[pickAt % picks.length], toolText);
     pickAt += 1;
     return;
   }
   const r = await api("tool", { name });
   if (!r.ok) return say(r.body.error, true);
   show(r.body, true);
-  say(r.body.tool.text);
+  toolText = r.body.tool.text;
   picks = r.body.tool.picks;
   pickAt = 0;
-  if (picks.length) { select(picks[0]); say(r.body.tool.text); pickAt = 1; }
+  if (picks.length) { select(picks[0], toolText); pickAt = 1; } else say(toolText);
 }
 
 function stopWatching() {
@@ -248,7 +249,9 @@ window.addEventListener("DOMContentLoaded", async () => {
     watching = setInterval(async () => {
       if (!view || !view.game || view.over) return stopWatching();
       const s = await api("step");
-      if (s.ok) show(s.body); else { say(s.body.error, true); stopWatching(); }
+      if (!s.ok) { say(s.body.error, true); return stopWatching(); }
+      show(s.body);
+      if (s.body.over) stopWatching();
     }, 350);
   };
   $("warn-yes").onclick = () => { $("warning").hidden = true; play(pending, true); };

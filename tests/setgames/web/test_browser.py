@@ -175,7 +175,7 @@ def test_find_trash_cycles_and_the_discard_warning_asks(page):
     d.find_element(By.ID, "cmd-trash").click()
     WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#table .move.selected"))
     text = d.find_element(By.ID, "message").text
-    assert text.startswith("Trash ") or text.startswith("No trash")
+    assert text.startswith("Selected: discard ") and "\nTrash " in text, text
     seen = []
     for _ in range(4):
         sel = d.find_element(By.CSS_SELECTOR, "#table .move.selected").get_attribute("data-action")
@@ -210,7 +210,8 @@ def test_watch_the_bots_to_the_end(page):
     _new_game(d, "tethsi", 2, 11)
     d.find_element(By.ID, "watch").click()
     WebDriverWait(d, 300).until(_over)
-    assert d.find_element(By.ID, "watch").text == "Watch the bots"
+    WebDriverWait(d, 10).until(lambda d: d.find_element(By.ID, "watch").text == "Watch the bots")
+    assert any(line.startswith("player_0 (greedy): ") for line in _ply_log(d))
 
 
 def test_the_replay_page_steps(browser, tmp_path):
