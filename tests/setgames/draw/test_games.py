@@ -55,3 +55,23 @@ def test_wrapped_env_shows_itself_after_reset_only():
     assert e._repr_svg_() is None  # Jupyter then falls back to the text repr
     e.reset(seed=1)
     assert e._repr_svg_().startswith("<svg")
+
+
+@pytest.mark.parametrize(("name", "config"), GAMES)
+def test_every_frame_of_a_game_has_one_size(name, config):
+    # Video recorders need one frame size for a whole episode.
+    import random
+
+    from setgames.game import rng_from_seed
+
+    game = registry.make_game(name, **config)
+    state = game.new_state(rng_from_seed(3))
+    rng = random.Random(3)
+    sizes = set()
+    while True:
+        root = ET.fromstring(draw_state(game, state).svg)
+        sizes.add((root.get("width"), root.get("height")))
+        if game.is_over(state):
+            break
+        game.apply(state, rng.choice(game.legal_actions(state)))
+    assert len(sizes) == 1
