@@ -6,8 +6,8 @@ list of names; a cookie keeps each browser's game apart (a random token, no
 other state in the browser); a malformed or illegal request gets a 4xx and a
 JSON message and changes nothing; save and load touch only files directly in
 the save folder (:func:`setgames.web.table.save_path`). Requests must name
-this server in ``Host`` (no DNS rebinding) and POST only JSON (a cross-site
-form cannot).
+this server in ``Host`` when it is bound to this machine only (no DNS
+rebinding) and POST only JSON (a cross-site form cannot).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ _FILES = {"/": ("index.html", "text/html; charset=utf-8"),
 _POSTS = {"new": "new_game", "move": "move", "hint": "hint", "quick": "quick", "undo": "undo",
           "redo": "redo", "step": "step", "tool": "tool", "save": "save", "load": "load"}
 _TAKES_DATA = {"new_game", "move", "tool", "save", "load"}
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class TableServer(ThreadingHTTPServer):
@@ -98,6 +99,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _host_ok(self) -> bool:
         host, port = self.server.server_address[:2]
+        if host not in _LOOPBACK:
+            return True  # served to the network on purpose (--host): any name of this machine may be used
         allowed = {f"{host}:{port}", f"127.0.0.1:{port}", f"localhost:{port}"}
         if self.headers.get("Host") not in allowed:
             self._error(HTTPStatus.FORBIDDEN, "this server answers for its own address only")
