@@ -2,7 +2,8 @@
 
 The viewer's seat sits at the bottom (seat 0 for a spectator), the others
 above; an opponent's hand shows as backs, with the cards it took from the
-discard pile (public) face up beside them. The middle holds the deck (its
+discard pile (public) face up beside them; in a hand shown face up those
+cards are marked "known". The middle holds the deck (its
 count), the discard pile's top and the Ace Pile's top, the turn count and,
 in match play, the scores. Legal moves are outlined and carry their action
 id: the deck to draw, the discard top to take, hand cards to discard.
@@ -61,6 +62,9 @@ def _seat(c: Canvas, game: Any, s: Any, p: int, y: float, show: bool, legal: dic
         for i, card in enumerate(hand):
             a = legal.get(card)
             decktet_card(c, 14 + i * 64, y + 24, card, a, labels.get(a, ""))
+            if s.known[p] >> card & 1:  # taken from the discard pile: the others know it is here
+                c.text(14 + i * 64 + DECKTET_W / 2, y + 24 + DECKTET_H + 14, "known", size=10,
+                       anchor="middle", fill="#ffd54a")
         return
     known = [card for card in hand if s.known[p] >> card & 1]
     hidden = len(hand) - len(known)

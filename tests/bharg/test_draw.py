@@ -30,6 +30,8 @@ def test_a_seat_sees_its_hand_the_known_cards_and_the_piles_only(n, seed, steps)
             if p != seat:
                 expect += Counter(bit_list(s.hands[p] & s.known[p]))
         assert shown_cards(draw(game, s, seat)) == expect
+        # The viewer's cards taken from the discard pile are marked: the others know them.
+        assert draw(game, s, seat).count(">known</text>") == (s.hands[seat] & s.known[seat]).bit_count()
     assert shown_cards(draw(game, s)) == _piles(s) + Counter(c for h in s.hands for c in bit_list(h))
 
 
