@@ -263,7 +263,13 @@ cdef class Engine:
 
     # ------------------------------------------------------------- state in / out
     def load(self, state):
-        """Copy the rules-layer ``state`` in (it is neither kept nor changed)."""
+        """Copy the rules-layer ``state`` in (it is neither kept nor changed).
+
+        Raises:
+            ValueError: a state the rules could not produce (``game.validate``),
+                refused before anything is copied (the C below trusts its ids).
+        """
+        self.game.validate(state)
         self._load(state, list(state.events))
 
     cdef _load(self, state, list events):

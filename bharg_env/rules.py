@@ -37,8 +37,9 @@ listed in ``bharg_env/README.md``):
 - A truncated round ends the episode, also in match play (completed rounds'
   rewards stand; the match has no winner).
 - ``reward="win"``: +1 to the winner of the episode (the round, or the match
-  in match play), and -1/(n-1) to each other player (-1 with 2 players,
-  -1/2 with 3), so rewards stay zero-sum; 0 to all on a truncation.
+  in match play) and -1 to each other player (RULINGS section 3: win/loss is
+  +1 / -1; with 3 players the rewards sum to -1, not zero); 0 to all on a
+  truncation.
 - All randomness after the first deal (reshuffles, later deals) comes from a
   seed kept in the state and a counter, so :meth:`BhargGame.apply` is
   deterministic and clone/JSON exact; ``determinize`` draws a new seed too.
@@ -52,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from bharg_env.validate import validate_state
 from setgames.actions import ActionBlock, ActionLayout
 from setgames.bits import bit_list
 from setgames.cards import (
@@ -64,14 +66,24 @@ from setgames.cards import (
     PAWN_IDS,
     card_from_name,
 )
+from setgames.checks import check_bool, check_choice, check_int, is_integer, short_repr
 from setgames.game import Game
 from setgames.kernels.bharg import CARD_CODES, all_bound_code, evaluate, pattern_code
 from setgames.seeding import fast_generator
 from setgames.spec import Feature, ObsSpec
+from setgames.validate import (
+    StateError,
+    check_float,
+    check_ids,
+    check_list,
+    legal_actions_consistent,
+    observer_seat,
+)
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
     "HAND_SIZES",
+    "MAX_TURNS",
     "OBS_SPEC",
     "REWARD_MODES",
     "BhargConfig",
@@ -83,6 +95,10 @@ __all__ = [
 
 HAND_SIZES = {2: 7, 3: 6}  # players -> cards dealt to each
 DEFAULT_MAX_TURNS = 200  # turns (draw + discard) before a round ends as a truncated draw
+# The largest max_turns, 11x the longest round seen in 600 random-play rounds (899 turns;
+# greedy rounds last under 100): the game builds tables of max_turns + 1 entries, so an
+# unbounded limit would let a two-line record allocate until the machine runs out.
+MAX_TURNS = 10_000
 REWARD_MODES = ("score", "win")
 MAX_TARGET = 127  # largest target_score (scores are observed as int8, capped at the target)
 NUM_ACES = 6  # Ace ids 0..5, one per suit
@@ -108,8 +124,8 @@ class BhargConfig:
         pawns: add the four Pawns (three suits, value 10).
         courts: add the four Courts (our option; like Pawns).
         target_score: None for one round; else match play until a score reaches it.
-        max_turns: turns in a round before it ends as a truncated draw.
-        reward: ``"score"`` (points per round, zero-sum) or ``"win"`` (+1 / -1/(n-1)).
+        max_turns: turns in a round before it ends as a truncated draw (1..MAX_TURNS).
+        reward: ``"score"`` (points per round, zero-sum) or ``"win"`` (+1 / -1 per loser).
     """
 
     num_players: int = 2
@@ -121,19 +137,18 @@ class BhargConfig:
     reward: str = "score"
 
     def __post_init__(self) -> None:
-        if isinstance(self.num_players, bool) or self.num_players not in HAND_SIZES:
-            raise ValueError(f"num_players {self.num_players!r} must be 2 or 3")
+        # Checked and stored as plain Python values (a numpy integer becomes an int):
+        # records hold the config as JSON.
+        put = object.__setattr__
+        if not is_integer(self.num_players) or self.num_players not in HAND_SIZES:
+            raise ValueError(f"num_players {short_repr(self.num_players)} must be 2 or 3")
+        put(self, "num_players", int(self.num_players))
         for name in ("excuse", "pawns", "courts"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} {getattr(self, name)!r} must be True or False")
-        t = self.target_score
-        if t is not None and (isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= MAX_TARGET):
-            raise ValueError(f"target_score {t!r} must be None or an integer 1..{MAX_TARGET}")
-        m = self.max_turns
-        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-            raise ValueError(f"max_turns {m!r} must be a positive integer")
-        if self.reward not in REWARD_MODES:
-            raise ValueError(f"reward {self.reward!r} must be one of {REWARD_MODES}")
+            put(self, name, check_bool(name, getattr(self, name)))
+        if self.target_score is not None:
+            put(self, "target_score", check_int("target_score", self.target_score, 1, MAX_TARGET))
+        put(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_TURNS))
+        put(self, "reward", check_choice("reward", self.reward, REWARD_MODES))
 
     def deck(self) -> tuple[int, ...]:
         """Card ids in play, ascending."""
@@ -312,7 +327,8 @@ class BhargGame(Game[BhargState]):
     def __init__(self, num_players: int = 2, excuse: bool = False, pawns: bool = False,
                  courts: bool = False, target_score: int | None = None,
                  max_turns: int = DEFAULT_MAX_TURNS, reward: str = "score"):
-        self.config = BhargConfig(num_players, excuse, pawns, courts, target_score, max_turns, reward)
+        self.config = cfg = BhargConfig(num_players, excuse, pawns, courts, target_score, max_turns, reward)
+        num_players, target_score, max_turns = cfg.num_players, cfg.target_score, cfg.max_turns
         self.num_players = num_players
         self.hand_size = HAND_SIZES[num_players]
         self.deck_cards = self.config.deck()
@@ -324,7 +340,7 @@ class BhargGame(Game[BhargState]):
         # ... and the scores and turns_left features, when scores are not observed (one-round play)
         self._score_turns = [_ZERO3 + t for t in self._turns_left]
         n = num_players
-        self._win_rewards = {w: tuple(1.0 if s == w else -1.0 / (n - 1) for s in range(n)) for w in range(n)}
+        self._win_rewards = {w: tuple(1.0 if s == w else -1.0 for s in range(n)) for w in range(n)}
         self._next_seat = [(p + 1) % n for p in range(n)]
         self._max_turns = max_turns
         # [phase][seat to act][observer][deck size] -> the deck_size, phase and to_act bytes.
@@ -537,6 +553,8 @@ class BhargGame(Game[BhargState]):
     # ------------------------------------------------------------- observation
     def observe(self, state: BhargState, seat: int) -> np.ndarray:
         """``seat``'s view as a new int8 vector laid out by :data:`OBS_SPEC`."""
+        if type(seat) is not int or not 0 <= seat < self.num_players:  # (seat -1: the last seat's view)
+            seat = observer_seat(seat, self.num_players)
         cache = state.obs_bytes
         if cache is None:
             cache = self._obs_cache(state)
@@ -648,22 +666,61 @@ class BhargGame(Game[BhargState]):
             "events": [list(e) for e in state.events],
         }
 
+    _JSON_FIELDS = ("hands", "known", "deck", "discard", "aces", "seat", "phase", "turn", "round",
+                    "scores", "rewards", "seed", "draws", "winner", "reason", "truncated",
+                    "round_points", "events")
+
     def from_json(self, data: dict[str, Any]) -> BhargState:
-        """Rebuild a state written by :meth:`to_json`."""
-        return BhargState(
-            [int(x) for x in data["hands"]], [int(x) for x in data["known"]], list(data["deck"]),
-            list(data["discard"]), list(data["aces"]), _mask(data["discard"]), int(data["seat"]),
-            int(data["phase"]),
-            int(data["turn"]), int(data["round"]), list(data["scores"]),
-            [float(x) for x in data["rewards"]], int(data["seed"]), int(data["draws"]),
-            int(data["winner"]), str(data["reason"]), bool(data["truncated"]),
-            list(data["round_points"]), [tuple(e) for e in data["events"]],
+        """Rebuild a state written by :meth:`to_json`.
+
+        Raises:
+            ValueError: data that is not a state of this game (see :meth:`validate`), one line.
+        """
+        if not isinstance(data, dict):
+            raise StateError(f"a Bharg state is a JSON object, not {type(data).__name__}")
+        missing = [k for k in self._JSON_FIELDS if k not in data]
+        if missing:
+            raise StateError(f"Bharg state data lacks {missing}")
+        d = data
+        discard = check_ids(d["discard"], "discard", NUM_ACES, NUM_DECKTET - 1, max_len=NUM_DECKTET)
+        rewards = check_list(d["rewards"], "rewards", self.num_players)
+        for i, r in enumerate(rewards):
+            check_float(r, f"rewards[{i}]")
+        state = BhargState(
+            check_list(d["hands"], "hands"), check_list(d["known"], "known"), check_list(d["deck"], "deck"),
+            discard, check_list(d["aces"], "aces"), _mask(discard), d["seat"], d["phase"], d["turn"],
+            d["round"], check_list(d["scores"], "scores"), [float(r) for r in rewards], d["seed"],
+            d["draws"], d["winner"], d["reason"], d["truncated"],
+            check_list(d["round_points"], "round_points"),
+            [tuple(e) if isinstance(e, list) else e for e in check_list(d["events"], "events")],
         )
+        self.validate(state)
+        return state
+
+    def validate(self, state: BhargState) -> None:
+        """Raise ``ValueError`` unless this game could produce ``state`` (see
+        :mod:`bharg_env.validate`: types, ranges, every card once, hand sizes,
+        turn and scores under their limits)."""
+        if not isinstance(state, BhargState):
+            raise StateError(f"not a Bharg state: {type(state).__name__}")
+        validate_state(self, state)
+        legal_actions_consistent(self.legal_actions(state), self.layout.n, state.phase == _OVER)
+        if state.obs_bytes is not None:  # derived pieces the rules layer patches: must be current
+            try:
+                ok = all(self.observe(state, s).tobytes() == self.observation_bytes(state, s)
+                         for s in range(self.num_players))
+            except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+                ok = False
+            if not ok:
+                raise StateError("obs_bytes (derived) do not match the state: set it to None "
+                                 "after editing a state")
 
     def determinize(self, state: BhargState, seat: int, rng: np.random.Generator) -> BhargState:
         """A copy where the deck order, the opponents' hidden cards and the seed of
         future shuffles are re-drawn from what ``seat`` has not seen; cards an
         opponent took from the discard pile stay in that opponent's hand."""
+        if type(seat) is not int or not 0 <= seat < self.num_players:
+            seat = observer_seat(seat, self.num_players)
         twin = self.clone(state)
         n = self.num_players
         unseen = list(state.deck)

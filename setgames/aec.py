@@ -18,12 +18,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from setgames.checks import NUMPY_INTEGER_TYPES as _NP_INTS
+from setgames.checks import as_action, check_real, check_seed, short_repr
 from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
 
-__all__ = ["ILLEGAL_ACTION_MODES", "RENDER_MODES", "AgentIterable", "LeanWrapper", "SetGameEnv", "make_env"]
+__all__ = ["ILLEGAL_ACTION_MODES", "MAX_ILLEGAL_REWARD", "RENDER_MODES", "AgentIterable", "LeanWrapper",
+           "SetGameEnv", "make_env"]
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
+MAX_ILLEGAL_REWARD = 1e6  # |illegal_reward| at most this: the games' own rewards are far smaller
 # Text, printed text, SVG markup, an (H, W, 3) uint8 frame (setgames.draw).
 RENDER_MODES = ["ansi", "human", "svg", "rgb_array"]
 _MAX_SEED = 2**63 - 1
@@ -85,10 +89,11 @@ class SetGameEnv(AECEnv):
             raise ValueError(
                 f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
             )
+        # Exactly None, True or False: 0 == False and 1 == True, but engine=0 is a mistake.
+        if engine is not None and engine is not True and engine is not False:
+            raise ValueError(f"engine {short_repr(engine)} must be None (use one when built), True or False")
         self.render_mode = render_mode
         self.game = self.game_class(**config)
-        if engine not in (None, True, False):
-            raise ValueError(f"engine {engine!r} must be None (use one when built), True or False")
         cls = engine_class(self.game) if engine is not False else None
         if engine is True and cls is None:
             raise ValueError(f"{self.game.name} has no compiled engine here (not built, or "
@@ -137,13 +142,22 @@ class SetGameEnv(AECEnv):
     # ----------------------------------------------------------------- life cycle
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game. ``seed`` makes it reproducible; without one a seed
-        is drawn from this env's own generator (never the global one)."""
+        is drawn from this env's own generator (never the global one).
+
+        ``options`` is ignored (no game takes reset options; PettingZoo's API
+        test passes some).
+
+        Raises:
+            ValueError: a seed that is not an integer 0..2**63-1 (not a bool,
+                float or string); nothing changes (the previous game,
+                ``seed_used`` and the generator of unseeded resets are as they were).
+        """
         if seed is None:
             if self._seed_rng is None:
                 self._seed_rng = np.random.default_rng(self._seed_rng_seed)
             seed = int(self._seed_rng.integers(_MAX_SEED))
         else:
-            seed = int(seed)
+            seed = check_seed(seed)
             self._seed_rng = None
             self._seed_rng_seed = seed
         self.seed_used = seed
@@ -159,8 +173,19 @@ class SetGameEnv(AECEnv):
         self._start_episode()
 
     def set_game_state(self, state: Any) -> None:
-        """Continue from a rules-layer state (a clone, or one loaded from JSON)."""
-        self._set_state(state)
+        """Continue from a rules-layer state (a clone, or one loaded from JSON).
+
+        Raises:
+            ValueError: a state the rules could not produce (``game.validate``);
+                nothing is changed (state, engine, ``seed_used``, ``actions``).
+        """
+        if self.engine is None:
+            self.game.validate(state)
+            self._set_state(state)
+        else:
+            self.engine.load(state)  # validates before it copies anything
+            self._state = state
+            self._stale = False
         self.seed_used = None
         self.actions = []
         self._start_episode()
@@ -248,11 +273,13 @@ class SetGameEnv(AECEnv):
             return
         if type(action) is int:
             a = action
+        elif type(action) in _NP_INTS:  # what Discrete.sample and policies hand over
+            a = int(action)
         else:
             try:
-                a = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+                a = as_action(action)
+            except ValueError as exc:
+                raise IllegalActionError(str(exc)) from None
         eng = self.engine
         if eng is None:
             if not 0 <= a < self._n_actions or not self._legal_bytes[a]:
@@ -268,7 +295,7 @@ class SetGameEnv(AECEnv):
             # layer then words the error.
             try:
                 rewards = eng.apply(a)
-            except ValueError:
+            except (ValueError, OverflowError):  # OverflowError: beyond a C int
                 self.game.check_action(self.game_state, a)
                 raise
             self._stale = True
@@ -397,7 +424,8 @@ class LeanWrapper(BaseWrapper):
         super().__init__(env)
         self._base = env
         self._illegal_action = illegal_action
-        self._illegal_reward = float(illegal_reward)
+        self._illegal_reward = check_real("illegal_reward", illegal_reward,
+                                          -MAX_ILLEGAL_REWARD, MAX_ILLEGAL_REWARD)
         self._has_reset = False
         self._n = env.game.num_actions
 
@@ -472,12 +500,9 @@ class LeanWrapper(BaseWrapper):
         if action is None or base.terminations[agent] or base.truncations[agent]:
             base.step(action)
             return
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action {action!r} is not an integer action id") from None
+        a = as_action(action)
         if not 0 <= a < self._n:
-            raise ValueError(f"action {a} is outside the action space Discrete({self._n})")
+            raise ValueError(f"action {short_repr(a)} is outside the action space Discrete({self._n})")
         if self._illegal_action == "raise" or base._mask[a]:
             base.step(a)
             return

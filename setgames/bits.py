@@ -17,8 +17,15 @@ import numpy as np
 __all__ = ["bit_list", "bits_to_array", "iter_bits", "mask_of", "popcount", "set_bits"]
 
 
+def _negative(mask: int) -> ValueError:
+    # A negative int has infinitely many set bits: the loops below would never end.
+    return ValueError(f"card mask {mask!r} is negative (a card mask is a non-negative int)")
+
+
 def iter_bits(mask: int) -> Iterator[int]:
-    """Indices of the set bits of ``mask``, lowest first."""
+    """Indices of the set bits of ``mask``, lowest first (``ValueError`` if negative)."""
+    if mask < 0:
+        raise _negative(mask)
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -30,7 +37,12 @@ def bit_list(mask: int) -> list[int]:
 
     >>> bit_list(0b10110)
     [1, 2, 4]
+
+    Raises:
+        ValueError: ``mask`` is negative.
     """
+    if mask < 0:
+        raise _negative(mask)
     out = []
     while mask:
         low = mask & -mask
@@ -58,7 +70,10 @@ def set_bits(buf: bytearray, offset: int, mask: int) -> None:
     The cheapest way to lay a card set into an observation built as a
     ``bytearray`` (about 1.5 us for a whole observation wrapped by
     ``np.frombuffer``, against 3-5 us for numpy slice writes on this machine).
+    ``ValueError`` if ``mask`` is negative.
     """
+    if mask < 0:
+        raise _negative(mask)
     while mask:
         low = mask & -mask
         buf[offset + low.bit_length() - 1] = 1

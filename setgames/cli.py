@@ -213,16 +213,17 @@ def _run_replay(args: argparse.Namespace) -> int:
     from setgames.records import load_records, render_replay, replay
 
     records = load_records(args.file)
+    players = []
     for i, rec in enumerate(records):
         try:
-            replay(rec)
+            players.append(replay(rec).game.num_players)
         except ValueError as exc:
             raise UsageError(f"{args.file}: record {i}: {exc}") from None
     if not args.check:
         if not 0 <= args.index < len(records):
             raise UsageError(f"--index {args.index} is out of range: the file has {len(records)} records")
         rec = records[args.index]
-        if args.seat is not None and not 0 <= args.seat < len(rec.get("seats") or [0] * 99):
+        if args.seat is not None and not 0 <= args.seat < players[args.index]:
             raise UsageError(f"--seat {args.seat} is not a seat of this game")
         if args.html is not None:
             _write_replay_html(rec, args.seat, args.html)
@@ -334,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except (ValueError, OSError, ImportError, RuntimeError) as exc:
         return _fail(str(exc) or type(exc).__name__)
+    except (MemoryError, RecursionError) as exc:  # an input too large or too deep for this machine
+        return _fail(f"out of memory or stack on this input ({type(exc).__name__})")
 
 
 def _fail(message: str) -> int:

@@ -13,7 +13,9 @@ point against the rules layer with :func:`setgames.testing.check_engine_matches_
 
 - ``Engine(game)``: an engine for the game's config (``game.config``), no state yet.
 - ``load(state)``: copy a rules-layer state in (any point of a game; the state
-  is not kept or changed).
+  is not kept or changed), after ``game.validate(state)``: a state the rules
+  could not produce raises ``ValueError`` before anything is copied (the C
+  code runs with its bounds checks off and trusts what passed).
 - ``apply(action)``: play ``action``; returns what ``game.apply`` returns
   (per-seat rewards on the step that ends the game or a round, else None).
   An illegal or out-of-range action raises ``ValueError`` and changes nothing

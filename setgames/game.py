@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from setgames.actions import ActionLayout
+from setgames.checks import as_action, short_repr
 from setgames.seeding import fast_generator
 from setgames.spec import ObsSpec
 
@@ -120,7 +121,17 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def from_json(self, data: dict[str, Any]) -> S:
-        """Rebuild a state written by :meth:`to_json`."""
+        """Rebuild a state written by :meth:`to_json`; data that is not such a
+        state raises ``ValueError`` (the games check it with :meth:`validate`)."""
+
+    def validate(self, state: S) -> None:
+        """Raise ``ValueError`` (one line, naming the field) unless ``state`` is one
+        the rules could produce in every way that matters: ids in range, every
+        card once, lengths, types, phase and seat consistent. The env's
+        ``set_game_state`` and the engines' ``load`` call it before they copy
+        anything, so that a compiled engine (bounds checks off) never sees a
+        state it could overrun. This default accepts every state: a game whose
+        states can hurt nothing may keep it; the three games override it."""
 
     @abc.abstractmethod
     def determinize(self, state: S, seat: int, rng: np.random.Generator) -> S:
@@ -153,14 +164,15 @@ class Game(abc.ABC, Generic[S]):
 
     def check_action(self, state: S, action: Any) -> int:
         """``action`` as an int if it is legal now; else ``IllegalActionError``
-        naming it and the legal actions."""
+        naming it and the legal actions. Only integers are actions (a Python or
+        numpy integer, or a 0-d integer array; not a bool, float or string)."""
         try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+            a = as_action(action)  # not a float, str, bool...: 15.99 is no action 15
+        except ValueError as exc:
+            raise IllegalActionError(str(exc)) from None
         legal = self.legal_actions(state)
         if a not in legal:
             what = self.layout.labels[a] if 0 <= a < self.layout.n else "out of range"
             names = ", ".join(f"{x} ({self.layout.labels[x]})" for x in legal) or "none"
-            raise IllegalActionError(f"illegal action {a} ({what}); legal: {names}")
+            raise IllegalActionError(f"illegal action {short_repr(a)} ({what}); legal: {names}")
         return a

@@ -18,11 +18,13 @@ the game.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from setgames.checks import MAX_RECORD_BYTES, check_real, check_seed, decode_text, parse_json, short_repr
 from setgames.game import Game, rng_from_seed
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
 RECORDS_FILE = "records.jsonl"
 _REQUIRED = {"game": str, "version": int, "config": dict, "seed": int, "actions": list}
 _OPTIONAL = {"seats": list, "outcome": dict, "returns": list}
+_MAX_VERSION = 2**31 - 1  # versions are small counters; a bound keeps messages and checks short
 
 
 class RecordError(ValueError):
@@ -91,30 +94,53 @@ def validate_record(rec: Any) -> dict[str, Any]:
             raise RecordError(f"record field {key!r} must be {typ.__name__}, not {rec[key]!r:.40}")
     if any(not isinstance(a, int) or isinstance(a, bool) for a in rec["actions"]):
         raise RecordError("record 'actions' must be a list of integer action ids")
+    try:
+        check_seed(rec["seed"], "record 'seed'")
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    if not 0 <= rec["version"] <= _MAX_VERSION:
+        raise RecordError(f"record 'version' {short_repr(rec['version'])} must be 0..{_MAX_VERSION}")
+    seats, returns = rec.get("seats"), rec.get("returns")
+    if seats is not None and any(not isinstance(x, str) for x in seats):
+        raise RecordError("record 'seats' must be a list of names (strings)")
+    if returns is not None:
+        try:
+            for r in returns:
+                check_real("record 'returns' entry", r, -sys.float_info.max, sys.float_info.max)
+        except ValueError as exc:
+            raise RecordError(str(exc)) from None
     return rec
 
 
 def load_records(path: str | Path) -> list[dict[str, Any]]:
     """Every record of a JSON-lines file (blank lines skipped), validated.
 
+    Each line is read through at most :data:`~setgames.checks.MAX_RECORD_BYTES`
+    bytes, so a file without line ends (``/dev/zero``) is refused, not read whole.
+
     Raises:
-        RecordError: a line that is not JSON or not a record (with its line number).
+        RecordError: a line that is too long, not text, not JSON or not a record
+            (with its line number).
         OSError: the file cannot be read.
     """
     path = Path(path)
     out = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(iter(lambda: fh.readline(MAX_RECORD_BYTES + 1), b""), 1):
+            where = f"{path}:{lineno}"
+            if len(raw) > MAX_RECORD_BYTES:
+                raise RecordError(f"{where}: line longer than {MAX_RECORD_BYTES:,} bytes: not a record")
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+                line = decode_text(raw, where)
+                if not line.strip():
+                    continue
+                rec = parse_json(line, where)
+            except ValueError as exc:
+                raise RecordError(str(exc)) from None
             try:
                 out.append(validate_record(rec))
             except RecordError as exc:
-                raise RecordError(f"{path}:{lineno}: {exc}") from None
+                raise RecordError(f"{where}: {exc}") from None
     if not out:
         raise RecordError(f"{path}: no records in the file")
     return out
@@ -198,20 +224,24 @@ def replay(rec: dict[str, Any], game_factory: Callable[..., Game] | None = None,
         if game.is_over(state):
             raise RecordError(f"record has {len(rec['actions'])} actions but the game ended after {i}")
         if a not in game.legal_actions(state):
-            raise RecordError(f"action {i} ({a}) is illegal in the replayed game: the record does "
-                              "not belong to this deal or rules version")
+            raise RecordError(f"action {i} ({short_repr(a)}) is illegal in the replayed game: the "
+                              "record does not belong to this deal or rules version")
         if on_step is not None:
             on_step(game, state, i, a)
         game.apply(state, a)
     outcome = json.loads(json.dumps(game.outcome(state))) if game.is_over(state) else {}
     returns = tuple(float(r) for r in game.returns(state))
-    if "outcome" in rec or "returns" in rec:
+    # An optional field written as null counts as absent (validate_record allows it).
+    has_outcome, has_returns = rec.get("outcome") is not None, rec.get("returns") is not None
+    if has_outcome or has_returns:
         if not game.is_over(state):
             raise RecordError("record claims an outcome but its game is not over after its actions")
-        if "outcome" in rec and rec["outcome"] != outcome:
-            raise RecordError(f"replayed outcome {outcome} differs from the recorded {rec['outcome']}")
-        if "returns" in rec and [float(r) for r in rec["returns"]] != list(returns):
-            raise RecordError(f"replayed returns {list(returns)} differ from the recorded {rec['returns']}")
+        if has_outcome and rec["outcome"] != outcome:
+            raise RecordError(f"replayed outcome {short_repr(outcome, 200)} differs from the recorded "
+                              f"{short_repr(rec['outcome'], 200)}")
+        if has_returns and [float(r) for r in rec["returns"]] != list(returns):
+            raise RecordError(f"replayed returns {list(returns)} differ from the recorded "
+                              f"{short_repr(rec['returns'], 200)}")
     return ReplayResult(game, state, returns, outcome)
 
 

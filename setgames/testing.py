@@ -102,6 +102,7 @@ def check_random_play(
 
 def _check_state(game: Game, state: Any, legal: list[int], low: np.ndarray,
                  high: np.ndarray, det_rng: np.random.Generator, seed: int) -> None:
+    game.validate(state)  # every state random play reaches is one the validator accepts
     assert legal == sorted(set(legal)), f"seed {seed}: legal list not sorted/unique {legal}"
     assert all(0 <= a < game.num_actions for a in legal)
     mask = game.legal_mask(state)
@@ -122,6 +123,7 @@ def _check_state(game: Game, state: Any, legal: list[int], low: np.ndarray,
             f"seed {seed}: determinize changed seat {seat}'s observation"
         )
         assert game.legal_actions(det) == legal, f"seed {seed}: determinize changed legal actions"
+        game.validate(det)  # search loads these copies into engines without validating them
 
 
 def play_env_randomly(env: Any, seed: int, policy_seed: int = 0) -> tuple[dict[str, float], dict]:

@@ -216,10 +216,13 @@ cdef class Engine:
         """Copy a rules-layer :class:`~tethsi_env.rules.TetHsiState` in (not kept, not changed).
 
         Raises:
-            ValueError: a state this engine cannot hold (a pile or a Set list
-                longer than the deck allows, a card id, seat or phase out of range).
+            ValueError: a state the rules could not produce (``game.validate``),
+                refused before anything is copied.
         """
         cdef int s, i, c
+        # The rules layer's validator first: nothing is copied from a refused state,
+        # and what passes is in range for the unchecked C below.
+        self._game.validate(state)
         pile = state.pile
         if not (state.seat in (0, 1) and 0 <= state.phase <= PH_OVER and -1 <= state.remaining < NCARDS):
             raise ValueError(f"seat {state.seat!r}, phase {state.phase!r} or remaining card "

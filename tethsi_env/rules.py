@@ -44,8 +44,10 @@ import numpy as np
 
 from setgames.bits import bit_list
 from setgames.cards import NUM_STANDARD
+from setgames.checks import check_choice, check_int, is_integer, short_repr
 from setgames.game import Game
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
+from setgames.validate import StateError, check_ids, check_list, legal_actions_consistent, observer_seat
 from tethsi_env.layout import (
     ACTION_ARG,
     ACTION_KIND,
@@ -62,6 +64,7 @@ from tethsi_env.layout import (
     Phase,
     play_actions,
 )
+from tethsi_env.validate import validate_state
 
 assert OBS_SPEC.slices["my_turn"].stop == 8 * NUM_STANDARD + 4, "observe() packs the 0/1 features first"
 
@@ -211,10 +214,12 @@ class TetHsiGame(Game[TetHsiState]):
     version = 0
 
     def __init__(self, first_player: int | str = 0):
-        ok = first_player == "random" if isinstance(first_player, str) else (
-            type(first_player) is int and first_player in (0, 1))  # not True, 0.0, np.int64...
-        if not ok:
-            raise ValueError(f"first_player {first_player!r} is not one of {FIRST_PLAYER_CHOICES}")
+        if isinstance(first_player, str):
+            first_player = check_choice("first_player", first_player, ("random",))
+        elif is_integer(first_player):  # a numpy integer too, stored as int (records are JSON)
+            first_player = check_int("first_player", first_player, 0, 1)
+        else:  # True, 0.0, None...
+            raise ValueError(f"first_player {short_repr(first_player)} is not one of {FIRST_PLAYER_CHOICES}")
         self.config = TetHsiConfig(first_player)
         self.num_players = 2
         self.layout = LAYOUT
@@ -356,6 +361,8 @@ class TetHsiGame(Game[TetHsiState]):
 
     def observe(self, state: TetHsiState, seat: int) -> np.ndarray:
         """``seat``'s view, laid out by :data:`~tethsi_env.layout.OBS_SPEC` (a new array)."""
+        if type(seat) is not int or seat & ~1:  # (seat[-1] would be the other seat's view)
+            seat = observer_seat(seat, 2)
         bufs = state._obs
         if bufs is None:
             bufs = state._obs = [observation_bytes(state, 0), observation_bytes(state, 1)]
@@ -416,29 +423,50 @@ class TetHsiGame(Game[TetHsiState]):
         }
 
     def from_json(self, data: dict[str, Any]) -> TetHsiState:
-        """Rebuild a state written by :meth:`to_json` (cards must add up to the 36-card deck)."""
-        try:
-            state = TetHsiState(
-                [_mask(x) for x in data["concealed"]], [_mask(x) for x in data["front"]],
-                _mask(data["center"]), int(data["remaining"]), _mask(data["discard"]),
-                [_mask(x) for x in data["set_cards"]],
-                [[tuple(int(v) for v in t) for t in data["sets"][i]] for i in range(2)],
-                [int(c) for c in data["pile"]], int(data["seat"]), int(data["phase"]),
-                int(data["first_player"]), int(data["turn"]), int(data["winner"]), data["reason"],
-                [tuple(e) for e in data["events"]],
-            )
-        except (KeyError, TypeError, IndexError) as exc:
-            raise ValueError(f"not a Tet Hsi state: {exc!r}") from None
-        zones = [*state.concealed, *state.front, state.center, state.discard, *state.set_cards,
-                 _mask(state.pile)]
-        total = 0
-        for z in zones:
-            if total & z:
-                raise ValueError(f"card(s) {bit_list(total & z)} are in two zones")
-            total |= z
-        if total != (1 << NUM_STANDARD) - 1 or sum(z.bit_count() for z in zones) != NUM_STANDARD:
-            raise ValueError(f"cards {bit_list(((1 << NUM_STANDARD) - 1) & ~total)} are missing")
+        """Rebuild a state written by :meth:`to_json`.
+
+        Raises:
+            ValueError: data that is not a Tet Hsi state (see :meth:`validate`), one line.
+        """
+        if not isinstance(data, dict):
+            raise StateError(f"a Tet Hsi state is a JSON object, not {type(data).__name__}")
+        missing = [k for k in TetHsiState._FIELDS if k not in data]
+        if missing:
+            raise StateError(f"Tet Hsi state data lacks {missing}")
+        pairs = {}
+        for name in ("concealed", "front", "set_cards"):
+            zone = check_list(data[name], name, 2)
+            pairs[name] = [_mask(check_ids(zone[s], f"{name}[{s}]", 0, NUM_STANDARD - 1,
+                                           max_len=NUM_STANDARD)) for s in range(2)]
+        sets = check_list(data["sets"], "sets", 2)
+        state = TetHsiState(
+            pairs["concealed"], pairs["front"],
+            _mask(check_ids(data["center"], "center", 0, NUM_STANDARD - 1, max_len=NUM_STANDARD)),
+            data["remaining"],
+            _mask(check_ids(data["discard"], "discard", 0, NUM_STANDARD - 1, max_len=NUM_STANDARD)),
+            pairs["set_cards"],
+            [[tuple(check_list(t, f"sets[{i}][{j}]", 4))
+              for j, t in enumerate(check_list(sets[i], f"sets[{i}]"))] for i in range(2)],
+            check_list(data["pile"], "pile"), data["seat"], data["phase"], data["first_player"],
+            data["turn"], data["winner"], data["reason"],
+            [tuple(e) if isinstance(e, list) else e for e in check_list(data["events"], "events")],
+        )
+        self.validate(state)
         return state
+
+    def validate(self, state: TetHsiState) -> None:
+        """Raise ``ValueError`` unless the rules could produce ``state`` (see
+        :mod:`tethsi_env.validate`: types, ranges, every card once, real Sets,
+        the center as the phase has it)."""
+        if not isinstance(state, TetHsiState):
+            raise StateError(f"not a Tet Hsi state: {type(state).__name__}")
+        validate_state(state)
+        legal_actions_consistent(self.legal_actions(state), _NUM_ACTIONS, state.phase == _OVER)
+        bufs = state._obs  # observation bytes apply() patches: must be the state's
+        if bufs is not None and (not isinstance(bufs, list) or len(bufs) != 2 or any(
+                bufs[s] != observation_bytes(state, s) for s in range(2))):
+            raise StateError("the state's observation buffers (_obs) do not match it: "
+                             "set _obs to None after editing a state")
 
     def determinize(self, state: TetHsiState, seat: int, rng: np.random.Generator) -> TetHsiState:
         """Re-deal the cards ``seat`` has not seen (the opponent's concealed hand and
@@ -588,8 +616,7 @@ def _kind_bytes(sets: list[tuple[int, int, int, int]]) -> bytes:
 def _mask(cards: Any) -> int:
     m = 0
     for c in cards:
-        c = int(c)
-        if not 0 <= c < NUM_STANDARD:
+        if type(c) is not int or not 0 <= c < NUM_STANDARD:
             raise ValueError(f"card {c!r} is not a standard card id 0..35")
         m |= 1 << c
     return m

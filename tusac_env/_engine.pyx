@@ -256,10 +256,22 @@ cdef class Engine:
         self.returns = []
 
     # ------------------------------------------------------------ load
-    def load(self, state):
-        """Copy the rules-layer ``state`` in (it is neither kept nor changed)."""
+    def load(self, state, bint validate=True):
+        """Copy the rules-layer ``state`` in (it is neither kept nor changed).
+
+        ``validate=False`` skips ``game.validate`` (about 90% of a search rollout's
+        cost): only for a state the rules layer itself just built and nobody edited,
+        such as the search's determinized copies; any other state can then crash
+        the interpreter.
+
+        Raises:
+            ValueError: a state the rules could not produce (``game.validate``),
+                refused before anything is copied (the C below trusts its ids).
+        """
         cdef int n = self.n
         cdef int s, t, i, j
+        if validate:
+            self.game.validate(state)
         if state.num_players != n:
             raise ValueError(f"state has {state.num_players} players, the engine {n}")
         self.first = state.first

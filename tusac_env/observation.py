@@ -22,6 +22,7 @@ import numpy as np
 
 from setgames.cards import NUM_TUSAC_TYPES
 from setgames.spec import Feature, ObsSpec
+from setgames.validate import observer_seat
 from tusac_env.state import (
     EXPOSED_BY_DISCARD,
     FIRST_DEAL,
@@ -179,6 +180,8 @@ def _make_observe(off: dict[str, int], n: int, size: int,
 
     def observe(state: TuSacState, seat: int) -> np.ndarray:
         """``seat``'s observation: its cached prefix and the bytes of the moment."""
+        if type(seat) is not int or not 0 <= seat < n:  # segment[-1] would be the last seat's
+            seat = observer_seat(seat, n)
         buf = state._obs[segment[seat]]
         a = state.active
         if a >= 0:

@@ -26,6 +26,7 @@ import numpy as np
 
 from setgames.cards import NUM_TUSAC_TYPES, TUSAC_NAMES
 from setgames.game import Game
+from setgames.validate import StateError, check_list, legal_actions_consistent
 from tusac_env import flow
 from tusac_env.layout import LAYOUT
 from tusac_env.melds import rebuild_caches, unseen_counts
@@ -40,6 +41,7 @@ from tusac_env.state import (
     TuSacConfig,
     TuSacState,
 )
+from tusac_env.validate import validate_fields
 
 __all__ = ["TuSacGame", "deal_hidden"]
 
@@ -56,7 +58,7 @@ class TuSacGame(Game[TuSacState]):
         num_players: 2, 3 or 4 (default 4).
         penalty_rule: apply the penalty rule (default True).
         first_player: seat dealt 21 cards, or ``"random"`` (drawn from the seed).
-        reward_scale: positive factor on the net payments (default 1.0).
+        reward_scale: factor on the net payments, finite, in [1e-6, 1e6] (default 1.0).
 
     >>> game = TuSacGame(num_players=2)
     >>> from setgames.game import rng_from_seed
@@ -73,7 +75,7 @@ class TuSacGame(Game[TuSacState]):
     def __init__(self, num_players: int = 4, penalty_rule: bool = True,
                  first_player: int | str = 0, reward_scale: float = 1.0):
         self.config = TuSacConfig(num_players, penalty_rule, first_player, reward_scale)
-        self.num_players = num_players
+        self.num_players = num_players = self.config.num_players
         self.layout = LAYOUT
         self.obs_spec = make_obs_spec(num_players)
         self._observer = Observer(self.obs_spec, num_players, flow.worst_cards)
@@ -216,19 +218,39 @@ class TuSacGame(Game[TuSacState]):
         """Rebuild a state written by :meth:`to_json`.
 
         Raises:
-            ValueError: when a field is missing.
+            ValueError: data that is not a state of this game (see :meth:`validate`), one line.
         """
+        if not isinstance(data, dict):
+            raise StateError(f"a Tu Sac state is a JSON object, not {type(data).__name__}")
         missing = [k for k in (*self._FIELDS, "events") if k not in data]
         if missing:
-            raise ValueError(f"Tu Sac state data lacks {missing}")
-        kw = {k: data[k] for k in self._FIELDS}
-        kw["private"] = [list(p) for p in kw["private"]]
-        kw["public"] = [[[k, list(t)] for k, t in b] for b in kw["public"]]
-        kw["payments"] = [list(p) for p in kw["payments"]]
-        kw["events"] = [tuple(e) for e in data["events"]]
-        state = TuSacState(**kw)
+            raise StateError(f"Tu Sac state data lacks {missing}")
+        state = TuSacState(**_plain_fields(data))
+        validate_fields(self.num_players, state)
         rebuild_caches(state)
+        _check_legal(state)
         return state
+
+    def validate(self, state: TuSacState) -> None:
+        """Raise ``ValueError`` unless this game could produce ``state`` (see
+        :mod:`tusac_env.validate`: types, ranges, four of every type, real public
+        sets, the active card as the phase has it, and a legal action for the seat
+        to act). The state is not changed: the last check runs on a copy of its
+        plain fields with fresh caches."""
+        if not isinstance(state, TuSacState):
+            raise StateError(f"not a Tu Sac state: {type(state).__name__}")
+        validate_fields(self.num_players, state)
+        twin = TuSacState(**_plain_fields({k: getattr(state, k) for k in (*self._FIELDS, "events")}))
+        rebuild_caches(twin)
+        _check_legal(twin)
+        # The rules layer steps the state's own caches: they must be the fields' (a state
+        # edited by hand needs tusac_env.melds.rebuild_caches, as from_json does).
+        stale = [k for k in _CACHES if getattr(state, k) != getattr(twin, k)]
+        if state._legal is not None and state._legal != flow.legal_now(twin):
+            stale.append("_legal")
+        if stale:
+            raise StateError(f"the state's caches {stale[:4]} do not match its fields "
+                             f"(rebuild them with tusac_env.melds.rebuild_caches)")
 
     def determinize(self, state: TuSacState, seat: int, rng: np.random.Generator) -> TuSacState:
         """Re-deal the other private blocks and the draw pile from ``seat``'s unseen cards.
@@ -262,6 +284,31 @@ class TuSacGame(Game[TuSacState]):
     def render(self, state: TuSacState, seat: int | None = None) -> str:
         """Text picture; all private blocks when ``seat`` is None, else only ``seat``'s."""
         return render_state(state, seat)
+
+
+_CACHES = ("_trash", "_khaps", "_sizes", "_codes", "_ctrash", "_disc", "_high", "_win", "_hot",
+           "_hot_any", "_pub_counts", "_kind_counts", "_exposed", "_obs")
+
+
+def _plain_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a state from JSON data or another state, with the nested lists copied
+    (lists and tuples both taken: a state built in Python may hold tuples)."""
+    kw = {k: data[k] for k in TuSacGame._FIELDS}
+    for k in ("private", "dead", "draw", "payments", "returns", "last_claim"):
+        kw[k] = check_list(kw[k], k)
+    kw["private"] = [check_list(p, "private row") for p in kw["private"]]
+    kw["public"] = [[check_list(e, "public set") for e in check_list(b, "public block")]
+                    for b in check_list(kw["public"], "public")]
+    kw["public"] = [[[e[0], check_list(e[1], "public set cards")] if len(e) == 2 else e for e in b]
+                    for b in kw["public"]]
+    kw["payments"] = [check_list(p, "payment") for p in kw["payments"]]
+    kw["events"] = [tuple(e) if isinstance(e, list) else e for e in check_list(data["events"], "events")]
+    return kw
+
+
+def _check_legal(state: TuSacState) -> None:
+    """The seat to act of a checked state (caches built) has a legal action; none once over."""
+    legal_actions_consistent(flow.legal_now(state), LAYOUT.n, state.phase == PHASE_OVER)
 
 
 def deal_hidden(pool: list[int], sizes: list[int], nkhaps: list[int],

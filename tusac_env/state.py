@@ -20,6 +20,7 @@ from enum import IntEnum
 from typing import Any
 
 from setgames.cards import NUM_TUSAC_TYPES, TUSAC_COLORS, TUSAC_PIECES
+from setgames.checks import check_bool, check_real, is_integer, short_repr
 
 __all__ = [
     "DRAW_LIMIT",
@@ -29,6 +30,8 @@ __all__ = [
     "FIRST_DEAL",
     "HAND_SIZE",
     "KIND_VALUES",
+    "MAX_REWARD_SCALE",
+    "MIN_REWARD_SCALE",
     "PHASE_AFTER_HIT",
     "PHASE_DISCARD",
     "PHASE_OVER",
@@ -87,6 +90,12 @@ PHASE_DISCARD, PHASE_RESPOND, PHASE_AFTER_HIT, PHASE_OVER = (
 EXPOSED_NONE, EXPOSED_BY_DISCARD, EXPOSED_BY_HIT = Exposure.NONE, Exposure.DISCARD, Exposure.HIT
 
 
+# The range of reward_scale: net payments are at most a few thousand points, so rewards
+# stay within about 1e10 (finite, exact for integer scales, far from float overflow)
+# and above 1e-9 (no subnormal rewards that a trainer would read as 0).
+MIN_REWARD_SCALE, MAX_REWARD_SCALE = 1e-6, 1e6
+
+
 @dataclass(frozen=True)
 class TuSacConfig:
     """Validated Tu Sac options (see ``tusac_env/README.md``).
@@ -96,7 +105,8 @@ class TuSacConfig:
         penalty_rule: the discarder of a non-worst winning card pays for every loser.
         first_player: seat that is dealt 21 cards and discards first, or ``"random"``
             (drawn from the game's seed).
-        reward_scale: positive factor applied to the net payments.
+        reward_scale: factor applied to the net payments, a finite number in
+            ``[MIN_REWARD_SCALE, MAX_REWARD_SCALE]``.
     """
 
     num_players: int = 4
@@ -105,20 +115,24 @@ class TuSacConfig:
     reward_scale: float = 1.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.num_players, bool) or self.num_players not in (2, 3, 4):
-            raise ValueError(f"num_players {self.num_players!r} must be 2, 3 or 4")
-        if not isinstance(self.penalty_rule, bool):
-            raise ValueError(f"penalty_rule {self.penalty_rule!r} must be True or False")
+        # Checked and stored as plain Python values (a numpy integer becomes an int,
+        # the scale a float): records hold the config as JSON.
+        put = object.__setattr__
+        if not is_integer(self.num_players) or self.num_players not in (2, 3, 4):
+            raise ValueError(f"num_players {short_repr(self.num_players)} must be 2, 3 or 4")
+        put(self, "num_players", int(self.num_players))
+        put(self, "penalty_rule", check_bool("penalty_rule", self.penalty_rule))
         fp = self.first_player
-        if fp != "random" and (isinstance(fp, bool) or not isinstance(fp, int)
-                               or not 0 <= fp < self.num_players):
+        if isinstance(fp, str) and fp == "random":
+            put(self, "first_player", "random")
+        elif is_integer(fp) and 0 <= fp < self.num_players:
+            put(self, "first_player", int(fp))
+        else:
             raise ValueError(
-                f"first_player {fp!r} must be 'random' or a seat 0..{self.num_players - 1}"
+                f"first_player {short_repr(fp)} must be 'random' or a seat 0..{self.num_players - 1}"
             )
-        rs = self.reward_scale
-        if isinstance(rs, bool) or not isinstance(rs, (int, float)) or not rs > 0 or rs != rs \
-                or rs == float("inf"):
-            raise ValueError(f"reward_scale {rs!r} must be a positive finite number")
+        put(self, "reward_scale", check_real("reward_scale", self.reward_scale,
+                                             MIN_REWARD_SCALE, MAX_REWARD_SCALE))
 
 
 # slots: with its 40-odd fields (more than CPython 3.11 keeps as inline instance values, 30)

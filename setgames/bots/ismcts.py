@@ -71,9 +71,11 @@ import numpy as np
 from setgames import registry
 from setgames.bots.base import Bot
 from setgames.bots.hooks import GameHooks, game_hooks
+from setgames.checks import check_int, check_real
 from setgames.game import Game
 
-__all__ = ["DEFAULT_ITERATIONS", "GameHooks", "IsmctsBot", "game_hooks", "win_shares"]
+__all__ = ["DEFAULT_ITERATIONS", "MAX_ITERATIONS", "MAX_SECONDS", "GameHooks", "IsmctsBot", "game_hooks",
+           "win_shares"]
 
 DEFAULT_ITERATIONS = 200  # iterations per decision when the game module gives no default
 DEFAULT_EXPLORATION = 0.7  # UCB constant c on utilities in [0, 1]
@@ -84,6 +86,13 @@ DEFAULT_WIDEN = 0.5  # sweep mode: children allowed below the root = 1 + widen *
 DEFAULT_SWITCH_Z = 1.0  # sweep mode: leave the prior's move when a paired test beats it by this many SEs
 DEFAULT_ROLLOUT_DETERMINIZATIONS = 200  # rollout mode: determinizations (rounds) per decision
 DEFAULT_ROLLOUT_SWITCH_Z = 1.0  # rollout mode: leave the prior's move when beaten by this many SEs
+# Bounds on the options (a bot spec on the command line or in a save file names them):
+# 500x the default budget (a search of hours a move, a tree of ~10**5 nodes), an hour a
+# move, rollouts far longer than any game, and constants far beyond any useful value.
+MAX_ITERATIONS = 100_000
+MAX_SECONDS = 3600.0
+MAX_ROLLOUT_STEPS = 100_000
+MAX_PARAMETER = 1e12  # a z threshold of 1e9 is a test's "never switch"
 RACE_MIN_ROUNDS = 16  # rollout mode: rounds before the first drop of a trailing root action
 RACE_EVERY = 8  # rollout mode: rounds between two drop checks
 RACE_DROP_Z = 2.5  # rollout mode: a root action trailing the leader by this many SEs is dropped
@@ -170,11 +179,12 @@ class IsmctsBot(Bot):
 
     Args:
         seed: seeds the bot's generator (determinizations, expansion order, rollouts).
-        iterations: search iterations per decision (default: the game's
-            ``ISMCTS_HOOKS.defaults`` or :data:`DEFAULT_ITERATIONS`).
-        seconds: wall-clock budget per decision instead of ``iterations``
-            (not reproducible run to run).
-        c: UCB exploration constant.
+        iterations: search iterations per decision, an integer 1..:data:`MAX_ITERATIONS`
+            (default: the game's ``ISMCTS_HOOKS.defaults`` or :data:`DEFAULT_ITERATIONS`).
+        seconds: wall-clock budget per decision instead of ``iterations``, in
+            (0, :data:`MAX_SECONDS`] (not reproducible run to run).
+        c: UCB exploration constant (c, widen, switch_z in [0, 1e12], prior_bias
+            in [-1e12, 1e12], max_rollout_steps an integer 0..100000).
         rollout: ``"auto"`` (rollout mode: the game's greedy bot; otherwise the
             game's fast policy if it has one), ``"fast"`` (the fast policy),
             ``"random"``, ``"greedy"`` (the game's rule-based player itself).
@@ -216,10 +226,12 @@ class IsmctsBot(Bot):
                  root: str = "auto", switch_z: float | None = None, widen: float = DEFAULT_WIDEN,
                  below: str = "auto", game_name: str | None = None):
         super().__init__(seed)
-        if iterations is not None and int(iterations) < 1:
-            raise ValueError(f"iterations {iterations!r} must be >= 1")
-        if seconds is not None and not float(seconds) > 0:
-            raise ValueError(f"seconds {seconds!r} must be > 0")
+        # Budgets are bounded: a record or save file names them, and a search of
+        # 10**12 iterations would hold the table forever.
+        if iterations is not None:
+            iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS)
+        if seconds is not None:
+            seconds = check_real("seconds", seconds, 0.0, MAX_SECONDS, lo_open=True)
         if rollout not in ("auto", "fast", "random", "greedy"):
             raise ValueError(f"rollout {rollout!r} must be 'auto', 'fast', 'random' or 'greedy'")
         if opponents not in ("auto", "tree", "policy"):
@@ -228,24 +240,23 @@ class IsmctsBot(Bot):
             raise ValueError(f"root {root!r} must be 'auto', 'ucb' or 'sweep'")
         if below not in ("auto", "tree", "policy"):
             raise ValueError(f"below {below!r} must be 'auto', 'tree' or 'policy'")
-        if not float(widen) >= 0:
-            raise ValueError(f"widen {widen!r} must be >= 0")
-        if switch_z is not None and not float(switch_z) >= 0:
-            raise ValueError(f"switch_z {switch_z!r} must be >= 0")
-        if not float(c) >= 0:
-            raise ValueError(f"c {c!r} must be >= 0")
-        if max_rollout_steps is not None and int(max_rollout_steps) < 0:
-            raise ValueError(f"max_rollout_steps {max_rollout_steps!r} must be >= 0")
-        self.iterations = None if iterations is None else int(iterations)
-        self.seconds = None if seconds is None else float(seconds)
-        self.c = float(c)
+        widen = check_real("widen", widen, 0.0, MAX_PARAMETER)
+        if switch_z is not None:
+            switch_z = check_real("switch_z", switch_z, 0.0, MAX_PARAMETER)
+        c = check_real("c", c, 0.0, MAX_PARAMETER)
+        prior_bias = check_real("prior_bias", prior_bias, -MAX_PARAMETER, MAX_PARAMETER)
+        if max_rollout_steps is not None:
+            max_rollout_steps = check_int("max_rollout_steps", max_rollout_steps, 0, MAX_ROLLOUT_STEPS)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.c = c
         self.rollout_mode = rollout
-        self.max_rollout_steps = None if max_rollout_steps is None else int(max_rollout_steps)
+        self.max_rollout_steps = max_rollout_steps
         self.opponents = opponents
-        self.prior_bias = float(prior_bias)
+        self.prior_bias = prior_bias
         self.root = root
-        self.switch_z = None if switch_z is None else float(switch_z)
-        self.widen = float(widen)
+        self.switch_z = switch_z
+        self.widen = widen
         self.below = below
         self.game_name = game_name
         self._determinize = _plain_determinize
@@ -281,7 +292,14 @@ class IsmctsBot(Bot):
                         f"{total / max(visits, 1):.2f}")
 
     def search(self, game: Game, state: Any, seat: int) -> tuple[int, dict[int, tuple[int, float]], int]:
-        """Run the search; return (action, {action: (visits, total utility)}, iterations run)."""
+        """Run the search; return (action, {action: (visits, total utility)}, iterations run).
+
+        Raises:
+            ValueError: ``state`` is no state of ``game`` (``game.validate``: the
+                search's copies of it go into compiled engines unchecked), or the
+                game is over, or ``seat`` is not to act.
+        """
+        game.validate(state)
         legal = game.legal_actions(state)
         if not legal:
             raise ValueError("the game is over: no action to choose")

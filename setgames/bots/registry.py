@@ -9,6 +9,7 @@ written ``"ismcts:iterations=400,c=0.5"`` on the command line.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from setgames import registry
@@ -18,6 +19,7 @@ from setgames.bots.ismcts import IsmctsBot
 __all__ = ["BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
 
 BOT_NAMES = ("random", "greedy", "ismcts")
+_NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's options
 
 
 def greedy_class(game_name: str) -> type[Bot]:
@@ -48,16 +50,32 @@ def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any)
     elif name == "greedy":
         cls = greedy_class(game_name)
     elif name == "ismcts":
+        _check_options(name, IsmctsBot, options)
         try:
             return IsmctsBot(seed, game_name=game_name, **options)
         except TypeError as exc:
             raise ValueError(f"bad option for bot 'ismcts': {exc}") from None
     else:
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
+    _check_options(name, cls, options)
     try:
         return cls(seed, **options)
     except TypeError as exc:
         raise ValueError(f"bad option for bot {name!r}: {exc}") from None
+
+
+def _check_options(name: str, cls: type, options: dict[str, Any]) -> None:
+    """Refuse an option ``cls`` does not take (the seed and game are make_bot's own
+    arguments, not options), naming it and the options there are."""
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    allowed = [k for k, p in params.items() if k != "self" and k not in _NOT_OPTIONS
+               and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for key in options:
+        if key not in allowed:
+            raise ValueError(f"bad option for bot {name!r}: it has no option {key!r}; its options: "
+                             f"{', '.join(allowed) or 'none'}")
 
 
 def _parse_value(text: str) -> Any:
@@ -83,5 +101,9 @@ def parse_bot_spec(text: str) -> tuple[str, dict[str, Any]]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"bad bot option {item!r} in {text!r}; write name:key=value,key=value")
-        options[key.strip()] = _parse_value(value.strip())
+        key = key.strip()
+        if key in _NOT_OPTIONS:  # make_bot's own arguments: a spec cannot set them
+            raise ValueError(f"bad option for bot {name!r}: it has no option {key!r} (the {key} is "
+                             "given by whoever builds the bot)")
+        options[key] = _parse_value(value.strip())
     return name, options

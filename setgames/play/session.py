@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from setgames.bots import Bot, make_bot, parse_bot_spec
+from setgames.checks import is_integer, parse_json, read_text, short_repr
 from setgames.game import Game, rng_from_seed
 from setgames.records import RecordError, make_record, validate_record
 
@@ -118,11 +119,14 @@ class Session:
                  opponents: str = "random",
                  bot_factory: Callable[[str, int | None], Bot] | None = None,
                  hint_bot: str | None = None):
-        if not 0 <= int(human_seat) < game.num_players:
-            raise ValueError(f"seat {human_seat!r} is not a seat of a {game.num_players}-player game "
-                             f"(0..{game.num_players - 1})")
-        if not 0 <= int(seed) < _SEED_LIMIT:
-            raise ValueError(f"seed {seed!r} must be in 0..2**63-1")
+        if not is_integer(human_seat) or not 0 <= human_seat < game.num_players:  # not 1.5, True
+            raise ValueError(f"seat {short_repr(human_seat)} is not a seat of a {game.num_players}-player "
+                             f"game (0..{game.num_players - 1})")
+        if not is_integer(seed) or not 0 <= seed < _SEED_LIMIT:
+            raise ValueError(f"seed {short_repr(seed)} must be in 0..2**63-1")
+        for key, spec in (("opponents", opponents), ("hint_bot", hint_bot)):
+            if spec is not None and not isinstance(spec, str):
+                raise ValueError(f"{key} {short_repr(spec)} is not a bot name")
         self.game = game
         self.game_name = game_name
         self.seed = int(seed)
@@ -379,8 +383,14 @@ class Session:
         if opponents is None and isinstance(seats, list):
             opponents = next((s for s in seats if s != HUMAN), "random")
         seed, actions = record["seed"], record["actions"]
+        # The save's own fields, typed: a list where a name goes must not reach the bots.
+        if human_seat is not None and not is_integer(human_seat):
+            raise LoadError(f"the record's human_seat {short_repr(human_seat)} is not a seat number")
+        for key, value in (("opponents", opponents), ("hint_bot", record.get("hint_bot"))):
+            if value is not None and not isinstance(value, str):
+                raise LoadError(f"the record's {key} {short_repr(value)} is not a bot name")
         try:
-            session = cls(game, name, seed, int(human_seat or 0), str(opponents or "random"),
+            session = cls(game, name, seed, int(human_seat or 0), opponents or "random",
                           bot_factory, hint_bot or record.get("hint_bot"))
         except (ValueError, TypeError) as e:
             raise LoadError(f"the record cannot be played: {e}") from None
@@ -399,19 +409,18 @@ def load_record(path: str | os.PathLike) -> dict[str, Any]:
     """
     where = os.fspath(path)
     try:
-        with open(where, encoding="utf-8") as f:
-            text = f.read()
+        text = read_text(where)  # at most MAX_RECORD_BYTES: /dev/zero is refused, not read
     except OSError as e:
         raise LoadError(f"cannot read {where!r}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise LoadError(f"{where!r} is not a text file") from None
+    except ValueError as e:
+        raise LoadError(f"{e}: not a saved game") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        data = parse_json(text, repr(where))
+    except ValueError:
         first = text.strip().splitlines()[:1]
         try:
-            data = json.loads(first[0]) if first else None
-        except json.JSONDecodeError:
+            data = parse_json(first[0], repr(where)) if first else None
+        except ValueError:
             data = None
         if data is None:
             raise LoadError(f"{where!r} is not a saved game (not JSON)") from None

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from setgames.bots.base import Bot, RandomBot
+from setgames.checks import as_action
 from setgames.game import Game
 
 __all__ = [
@@ -17,7 +18,20 @@ __all__ = [
     "resolve_game",
     "resolve_opponent",
     "resolve_opponents",
+    "trainer_action",
 ]
+
+
+def trainer_action(action: Any) -> int:
+    """A trainer's action as an id: what :func:`setgames.checks.as_action` takes,
+    plus an integer array of one element (a batch of one, as policies return).
+
+    Raises:
+        ValueError: a float, bool, string, a non-integer array or one of several elements.
+    """
+    if isinstance(action, np.ndarray) and action.size == 1 and action.ndim:
+        action = action.reshape(())
+    return as_action(action)
 
 
 def resolve_game(game: Any, config: dict[str, Any]) -> Game:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from setgames.checks import check_seed
 from setgames.game import rng_from_seed
 from setgames.wrappers._common import resolve_game
 
@@ -88,7 +89,7 @@ class RLlibTurnCore:
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal; the observation of the agent to act."""
         if seed is not None:
-            self._seed_rng = np.random.default_rng(int(seed))
+            self._seed_rng = np.random.default_rng(check_seed(seed))
         self.state = self.game.new_state(rng_from_seed(int(self._seed_rng.integers(_MAX_SEED))))
         seat = self.game.current_seat(self.state)
         if seat < 0:

@@ -35,12 +35,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from setgames.aec import MAX_ILLEGAL_REWARD
+from setgames.checks import check_real, is_integer
 from setgames.game import Game, IllegalActionError, rng_from_seed
 from setgames.wrappers._common import (
     GameStatePickling,
     PolicyBot,
     resolve_game,
     resolve_opponents,
+    trainer_action,
 )
 
 __all__ = ["ILLEGAL_ACTION_MODES", "LEARNER_SEAT_MODES", "MAX_REDEALS", "OBS_MODES", "PolicyBot",
@@ -96,7 +99,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             if learner_seat not in LEARNER_SEAT_MODES:
                 raise ValueError(f"learner_seat {learner_seat!r} is not a seat number nor one of "
                                  f"{LEARNER_SEAT_MODES}")
-        elif not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < n):
+        elif not (is_integer(learner_seat) and 0 <= learner_seat < n):  # not True, not 1.0
             raise ValueError(f"learner_seat {learner_seat!r} is not a seat of a {n}-player game")
         if obs_mode not in OBS_MODES:
             raise ValueError(f"obs_mode {obs_mode!r} is not one of {OBS_MODES}")
@@ -107,7 +110,8 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         self.seat_mode = learner_seat
         self.obs_mode = obs_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD,
+                                         MAX_ILLEGAL_REWARD)
         self.render_mode = render_mode
         self.opponents = resolve_opponents(opponents, self.game)
         self._n_actions = self.game.num_actions
@@ -195,10 +199,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             raise RuntimeError("step() called before reset()")
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        try:
-            a = int(np.asarray(action).reshape(-1)[0]) if np.ndim(action) else int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action {action!r} is not an integer action id") from None
+        a = trainer_action(action)
         game, state = self.game, self.state
         if not (0 <= a < self._n_actions and self._mask[a]):
             if self.illegal_action == "raise":

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from setgames.checks import check_seed
 from setgames.game import rng_from_seed
-from setgames.wrappers._common import GameStatePickling, resolve_game
+from setgames.wrappers._common import GameStatePickling, resolve_game, trainer_action
 
 __all__ = ["CLOSING_ACTION", "TurnBasedEnv"]
 
@@ -75,7 +76,7 @@ class TurnBasedEnv(GameStatePickling):
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal a new game; the first observation and an info dict."""
         if seed is not None:
-            self._seed_rng = np.random.default_rng(int(seed))
+            self._seed_rng = np.random.default_rng(check_seed(seed))
         self.game_seed = int(self._seed_rng.integers(_MAX_SEED))
         self.state = self.game.new_state(rng_from_seed(self.game_seed))
         self._pending = [0.0] * self.game.num_players
@@ -97,7 +98,7 @@ class TurnBasedEnv(GameStatePickling):
         truncated, info)`` with ``rewards`` a float vector over seats."""
         if self.state is None or self._done:
             raise RuntimeError("step() called before reset() or after the episode ended")
-        a = int(np.asarray(action).reshape(-1)[0]) if np.ndim(action) else int(action)
+        a = trainer_action(action)
         game, state, seat = self.game, self.state, self._seat
         rew = np.zeros(game.num_players, dtype=np.float32)
         info: dict[str, Any] = {"closing": False}

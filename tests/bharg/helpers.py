@@ -20,15 +20,34 @@ def mask(ids) -> int:
 
 def make_state(game: BhargGame, hands: list[list[int]], deck: list[int], discard: list[int],
                aces: list[int], seat: int = 0, phase: int = 0, known: list[list[int]] | None = None,
-               turn: int = 0, scores: list[int] | None = None) -> BhargState:
-    """A state laid out by hand (through from_json, so it is a valid state object)."""
+               turn: int = 0, scores: list[int] | None = None, fill: str = "deck",
+               check: bool = True) -> BhargState:
+    """A state laid out by hand, through from_json (so validated) unless ``check`` is False.
+
+    Every card of the config the zones leave out is added (validation wants each card
+    once): ``fill="deck"`` at the bottom of the deck, ``"piles"`` under the discard pile
+    (Aces under the Ace Pile), ``"none"`` nowhere (a position no deal reaches: only
+    with ``check=False``, for the rules layer alone).
+    """
     n = game.num_players
-    return game.from_json({
+    placed = set(deck) | set(discard) | set(aces) | {c for h in hands for c in h}
+    rest = [c for c in game.deck_cards if c not in placed]
+    if fill == "deck":
+        deck = rest + list(deck)
+    elif fill == "piles":
+        discard = [c for c in rest if c >= 6] + list(discard)
+        aces = [c for c in rest if c < 6] + list(aces)
+    data = {
         "hands": [mask(h) for h in hands], "known": [mask(k) for k in (known or [[]] * n)],
         "deck": deck, "discard": discard, "aces": aces, "seat": seat, "phase": phase, "turn": turn,
         "round": 1, "scores": scores or [0] * n, "rewards": [0.0] * n, "seed": 12345, "draws": 1,
         "winner": -1, "reason": "", "truncated": False, "round_points": [0] * n, "events": [],
-    })
+    }
+    if check:
+        return game.from_json(data)
+    return BhargState(data["hands"], data["known"], list(deck), list(discard), list(aces), mask(discard),
+                      seat, phase, turn, 1, data["scores"], data["rewards"], 12345, 1,
+                      round_points=[0] * n)
 
 
 def check_conservation(game: BhargGame, state: BhargState) -> None:
@@ -79,9 +98,10 @@ def observation_oracle(game: BhargGame, state: BhargState, seat: int) -> list[in
 
 def check_observation_bytes(game: BhargGame, state: BhargState) -> None:
     """Every seat's observation of ``state`` (whose derived data apply() kept current)
-    equals the oracle's and that of a copy without derived data (through JSON); the
+    equals the oracle's and that of a copy without derived data; the
     next legal action does the same on both (rewards and resulting state)."""
-    plain = game.from_json(game.to_json(state))
+    plain = game.clone(state)  # (not through JSON: hand-made states may be unchecked)
+    plain.obs_bytes = plain.codes = None
     for s in range(game.num_players):
         got = game.observe(state, s).tolist()
         assert got == observation_oracle(game, state, s), f"wrong observation of seat {s}"

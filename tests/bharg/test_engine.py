@@ -150,11 +150,14 @@ def test_deck_blocked_when_reshuffle_would_be_empty():
     # Empty deck, one discard, one Ace: the reshuffle would hold no card, so only
     # taking the discard is legal (rules summary: "If that leaves no card, drawing
     # from the deck is not legal").
+    # No full deal leaves so few cards outside the hands, so the validator refuses the
+    # position before the engine copies it; the rules layer alone still answers.
     game = BhargGame()
     hands = [cards("6MV", "6SY", "6LK", "7ML", "8MS", "9MS", "CM"), OPP7]
-    state = make_state(game, hands, [], cards("9VY"), cards("AK"))
-    assert engine_agrees(game, state, _loaded(game, state)) == [TAKE_DISCARD]
-    _play_both(game, state, [TAKE_DISCARD, DISCARD0 + cards("9VY")[0]])
+    state = make_state(game, hands, [], cards("9VY"), cards("AK"), fill="none", check=False)
+    assert game.legal_actions(state) == [TAKE_DISCARD]
+    with pytest.raises(ValueError, match="are in no zone"):
+        Engine(game).load(state)
 
 
 def test_reshuffle_takes_all_but_the_tops_of_both_piles():
@@ -164,9 +167,10 @@ def test_reshuffle_takes_all_but_the_tops_of_both_piles():
     hands = [cards("2MK", "3MV", "4MS", "5ML", "6MV", "7ML"), cards("2SY", "3SK", "4YK", "5SV", "6SY", "7SK"),
              cards("2VL", "3LY", "4VL", "5YK", "6LK", "7VY")]
     discard = cards("8MS", "8VL", "8YK", "9MS", "9VY", "9LK", "CM", "CS")
-    state = make_state(game, hands, [], discard, cards("AM", "AS", "AV"))
+    state = make_state(game, hands, [], discard, cards("AM", "AS", "AV"), fill="piles")
+    under = len(state.discard) - 1 + len(state.aces) - 1
     assert _play_both(game, state, [DRAW_DECK]) == [None]
-    assert state.events[0] == ("reshuffle", len(discard) - 1 + 2)
+    assert state.events[0] == ("reshuffle", under)
     assert state.aces == cards("AV") and state.discard == cards("CS") and state.draws == 2
 
 
@@ -256,7 +260,9 @@ def test_win_check_matches_rules_on_hands_built_from_sets():
         top = [rng.choice(aces)] if aces and rng.random() < 0.8 else []
         rest = [c for c in free if c not in top]
         rng.shuffle(rest)
-        opp, disc, deck = rest[:7], rest[7:8], rest[8:]
+        disc = [next(c for c in rest if c >= 6)]  # a discard pile holds no Ace
+        rest.remove(disc[0])
+        opp, deck = rest[:7], rest[7:]
         base = make_state(game, [[c for c in range(45) if hand >> c & 1], opp], deck, disc, top, phase=1)
         for c in range(45):
             if hand >> c & 1:
@@ -275,11 +281,14 @@ def test_illegal_actions_raise_and_change_nothing():
     # so its C state never goes wrong (a take from an empty pile, say).
     game = BhargGame()
     hands = [cards("6MV", "6SY", "6LK", "7ML", "8MS", "9MS", "CM"), OPP7]
-    blocked = make_state(game, hands, [], [], cards("AK"))  # nothing to draw or take
+    # nothing to draw or take: no deal reaches it, and the engine never gets it
+    blocked = make_state(game, hands, [], [], cards("AK"), fill="none", check=False)
+    with pytest.raises(ValueError, match="in no zone"):
+        Engine(game).load(blocked)
     draw = _full_deal(game, hands, [], [])  # no discard pile to take from
     discard = _full_deal(game, [[*hands[0], cards("9VY")[0]], OPP7], cards("5ML"), [], phase=1)
     over = game.from_json({**game.to_json(draw), "phase": 2})
-    cases = [(blocked, [DRAW_DECK, TAKE_DISCARD]), (draw, [TAKE_DISCARD, DISCARD0 + cards("CM")[0], -1, 47]),
+    cases = [(draw, [TAKE_DISCARD, DISCARD0 + cards("CM")[0], -1, 47]),
              (discard, [DRAW_DECK, TAKE_DISCARD, DISCARD0 + cards("2MK")[0], -5, 47, 10**6]),
              (over, [DRAW_DECK, TAKE_DISCARD, DISCARD0 + cards("CM")[0]])]
     for state, actions in cases:
@@ -295,7 +304,7 @@ def test_illegal_actions_raise_and_change_nothing():
 
 def test_load_refuses_a_state_of_another_player_count():
     state = BhargGame(num_players=3).new_state(rng_from_seed(1))
-    with pytest.raises(ValueError, match="a state of 3 players loaded into a 2-player engine"):
+    with pytest.raises(ValueError, match="hands has 3 entries, not 2"):
         Engine(BhargGame()).load(state)
 
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from bharg_env.rules import DISCARD0, DRAW_DECK, OBS_SPEC, TAKE_DISCARD, BhargGame
+from bharg_env.rules import DISCARD0, DRAW_DECK, MAX_TURNS, OBS_SPEC, TAKE_DISCARD, BhargGame
 from setgames.game import rng_from_seed
 from setgames.kernels.bharg import all_bound
 from tests.bharg.helpers import cards, check_conservation, make_state, mask
@@ -55,7 +55,7 @@ def test_a_discarded_ace_goes_on_the_ace_pile():
     g = BhargGame()
     st = make_state(g, [cards("AM", "3MV", "4VL", "5SV", "6SY", "7SK", "8YK", "CS"),
                         cards("2MK", "2SY", "3SK", "3LY", "4MS", "5ML", "5YK")],
-                    deck=FILLER, discard=cards("9MS"), aces=[], phase=1)
+                    deck=[], discard=cards("9MS"), aces=[], phase=1)
     g.apply(st, DISCARD0 + cards("AM")[0])
     assert st.aces == cards("AM") and st.discard == cards("9MS")
 
@@ -137,14 +137,15 @@ def test_scores_from_each_opponent_with_three_players():
     assert sum(rewards) == 0
 
 
-def test_win_reward_mode_is_zero_sum_for_three_players():
+def test_win_reward_mode_gives_minus_one_to_each_loser_with_three_players():
+    # RULINGS section 3: win/loss mode is +1 / -1, so three players sum to -1.
     g = BhargGame(num_players=3, reward="win")
     win_hand = cards("6MV", "6SY", "6LK", "9MS", "9VY", "9LK", "CL")
     st = make_state(g, [win_hand, cards("AM", "CM", "2SY", "3SK", "4VL", "5ML"),
                         cards("7ML", "7SK", "7VY", "8MS", "8VL", "8YK")],
                     deck=cards("CY", "CK"), discard=cards("CS"), aces=[], phase=1)
-    assert g.apply(st, DISCARD0 + cards("CL")[0]) == (1.0, -0.5, -0.5)
-    assert g.returns(st) == (1.0, -0.5, -0.5)
+    assert g.apply(st, DISCARD0 + cards("CL")[0]) == (1.0, -1.0, -1.0)
+    assert g.returns(st) == (1.0, -1.0, -1.0)
 
 
 def test_the_reshuffle_keeps_both_top_cards():
@@ -181,9 +182,11 @@ def test_drawing_from_the_deck_is_illegal_when_the_reshuffle_leaves_nothing():
     g = BhargGame()
     hands = [cards("2MK", "2SY", "2VL", "3MV", "3SK", "3LY", "4MS"),
              cards("4VL", "4YK", "5ML", "5SV", "5YK", "6MV", "6SY")]
-    st = make_state(g, hands, deck=[], discard=cards("CM"), aces=cards("AS"))
+    # (no full deal leaves so few cards outside the hands: the rules layer alone, unchecked)
+    st = make_state(g, hands, deck=[], discard=cards("CM"), aces=cards("AS"), fill="none", check=False)
     assert g.legal_actions(st) == [TAKE_DISCARD]
-    st2 = make_state(g, hands, deck=[], discard=cards("CM", "CS"), aces=cards("AS"))
+    st2 = make_state(g, hands, deck=[], discard=cards("CM", "CS"), aces=cards("AS"), fill="none",
+                     check=False)
     assert g.legal_actions(st2) == [DRAW_DECK, TAKE_DISCARD]
 
 
@@ -306,3 +309,38 @@ def test_action_labels_and_parser():
     assert all(g.str_to_action(g.action_to_str(a)) == a for a in range(g.num_actions))
     with pytest.raises(ValueError, match="unknown"):
         g.str_to_action("discard nothing")
+
+
+@pytest.mark.parametrize("bad", [
+    {"num_players": 2.0}, {"num_players": np.float64(3)}, {"num_players": "2"},
+    {"max_turns": 10**12}, {"max_turns": MAX_TURNS + 1}, {"max_turns": np.float32(10)},
+    {"target_score": True}, {"target_score": np.float64(50)}, {"excuse": np.int64(1)},
+    {"reward": ["win"]}, {"reward": None},
+])
+def test_options_of_the_wrong_type_or_beyond_their_maximum_are_value_errors(bad):
+    key = next(iter(bad))
+    with pytest.raises(ValueError, match=f"^{key} "):
+        BhargGame(**bad)
+
+
+def test_max_turns_maximum_is_accepted_and_bounds_the_tables():
+    game = BhargGame(max_turns=MAX_TURNS)
+    assert game.config.max_turns == MAX_TURNS and len(game._turns_left) == MAX_TURNS + 1
+
+
+def test_numpy_options_are_converted_so_the_record_is_json():
+    from bharg_env import raw_env
+    from setgames.records import replay
+
+    env = raw_env(num_players=np.int64(3), max_turns=np.int32(50), target_score=np.uint8(20),
+                  excuse=np.bool_(True))
+    cfg = env.game.config_dict()
+    assert cfg["num_players"] == 3 and all(type(cfg[k]) is int for k in ("num_players", "max_turns",
+                                                                        "target_score"))
+    assert type(cfg["excuse"]) is bool and env.game.num_players == 3
+    env.reset(seed=2)
+    while env.agents and not (env.terminations[env.agent_selection]
+                              or env.truncations[env.agent_selection]):
+        env.step(int(np.flatnonzero(env._mask)[-1]))
+    rec = json.loads(json.dumps(env.record()))  # raises on a numpy value
+    assert replay(rec).state == env.game_state

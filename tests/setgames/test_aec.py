@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
 from setgames.aec import LeanWrapper, make_env
+from setgames.engine import engine_class
+from setgames.records import replay
+from setgames.registry import GAME_NAMES, env_class
 from setgames.testing import check_env_mask_matches_rules, check_random_play
 from tests.setgames.toy_game import ToyGame, make_toy_env_class
 
@@ -85,3 +91,100 @@ def test_step_accepts_numpy_integers_and_records_actions():
 def test_wrapper_is_a_pettingzoo_base_wrapper():
     env = make_env(ToyEnv)
     assert isinstance(env, LeanWrapper) and isinstance(env.unwrapped, ToyEnv)
+
+
+# ------------------------------------------------ refused actions, seeds and env options
+# Every game, on the rules layer and on its engine where one is built.
+ENGINE_MODES = [(g, False) for g in GAME_NAMES] + [
+    (g, True) for g in GAME_NAMES if engine_class(env_class(g)().game) is not None]
+BAD_ACTIONS = [15.99, 15.0, "15", b"15", Decimal("15.5"), True, False, np.bool_(True),
+               float("inf"), float("nan"), None, [15], np.array([15]), np.array(15.0), 1j]
+OUT_OF_RANGE = [-1, 2**31, 2**31 + 15, 2**32 + 15, 2**63, 2**64 + 15, -2**63 - 1, 10**30, 10**5000]
+
+
+def _env(game: str, engine: bool, wrapped: bool = False):
+    cls = env_class(game)
+    return make_env(cls, engine=engine) if wrapped else cls(engine=engine)
+
+
+def _snapshot(env):
+    base = env.unwrapped
+    return (json.dumps(base.game.to_json(base.game_state), sort_keys=True), list(base.actions),
+            base.agent_selection, base.seed_used, base._mask.tobytes())
+
+
+@pytest.mark.parametrize(("game", "engine"), ENGINE_MODES)
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_step_refuses_floats_strings_bytes_decimals_bools_with_state_unchanged(game, engine, wrapped):
+    env = _env(game, engine, wrapped)
+    env.reset(seed=3)
+    env.step(int(np.flatnonzero(env.unwrapped._mask)[0]))
+    before = _snapshot(env)
+    for bad in BAD_ACTIONS:
+        if bad is None:  # None is the dead-agent step: refused for a live agent
+            continue
+        with pytest.raises(ValueError, match="is not an integer action id"):
+            env.step(bad)
+        assert _snapshot(env) == before, bad
+
+
+@pytest.mark.parametrize(("game", "engine"), ENGINE_MODES)
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_step_refuses_ids_beyond_a_c_int_and_negative_as_value_error(game, engine, wrapped):
+    env = _env(game, engine, wrapped)
+    env.reset(seed=4)
+    before = _snapshot(env)
+    for bad in OUT_OF_RANGE:
+        with pytest.raises(ValueError, match=r"out of range|outside the action space") as info:
+            env.step(bad)
+        assert type(info.value) is not OverflowError and len(str(info.value)) < 2000
+        assert _snapshot(env) == before, bad
+
+
+@pytest.mark.parametrize(("game", "engine"), ENGINE_MODES)
+def test_step_accepts_0d_integer_arrays_and_numpy_integers(game, engine):
+    env, ref = _env(game, engine), _env(game, engine)
+    env.reset(seed=6)
+    ref.reset(seed=6)
+    kinds = (np.array, np.int64, np.uint16, int)
+    for i in range(12):
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        a = int(np.flatnonzero(env._mask)[0])
+        env.step(kinds[i % 4](a))
+        ref.step(a)
+    assert env.actions == ref.actions and all(type(a) is int for a in env.actions)
+
+
+@pytest.mark.parametrize(("game", "engine"), ENGINE_MODES)
+@pytest.mark.parametrize("bad", [-1, 2**63, 1.5, "7", True, np.float64(7)])
+def test_reset_with_a_refused_seed_changes_nothing(game, engine, bad):
+    env = _env(game, engine)
+    env.reset(seed=7)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env._mask)[0]))
+    before = _snapshot(env)
+    with pytest.raises(ValueError, match=r"seed .* must be an integer 0\.\.2"):
+        env.reset(seed=bad)
+    assert _snapshot(env) == before
+    assert replay(env.record()).state is not None  # the record still replays
+    # Unseeded resets after the refusal draw what they draw without it.
+    clean = _env(game, engine)
+    clean.reset(seed=7)
+    env.reset()
+    clean.reset()
+    assert env.seed_used == clean.seed_used
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("bad", [0, 1, "yes", np.bool_(True), 0.0, "auto"])
+def test_engine_option_is_exactly_none_true_or_false(game, bad):
+    with pytest.raises(ValueError, match=r"engine .* must be None \(use one when built\), True or False"):
+        env_class(game)(engine=bad)
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), 1e7, "-1", True, None])
+def test_illegal_reward_is_finite_and_bounded(bad):
+    with pytest.raises(ValueError, match="illegal_reward"):
+        make_env(ToyEnv, illegal_reward=bad)
+    assert make_env(ToyEnv, illegal_reward=np.float32(-2.5))._illegal_reward == -2.5

@@ -174,3 +174,119 @@ def test_ctrl_c_keeps_and_saves_the_finished_games(tmp_path):
     assert saved["interrupted"] and 0 < played < 100000
     assert sum(1 for _ in records.open()) == played
     assert "Interrupted" in out
+
+
+# ------------------------------------------------ issue #20: inputs that once gave tracebacks
+def _bharg_record(**config):
+    from bharg_env import raw_env
+
+    env = raw_env(**config)
+    env.reset(seed=1)
+    for _ in range(6):
+        env.step(int(__import__("numpy").flatnonzero(env._mask)[0]))
+    return env.record()
+
+
+def test_arena_bots_random_seed_5_is_a_one_line_message(capsys, tmp_path):
+    status, _, err = _run(["arena", "--game", "tethsi", "--bots", "random:seed=5", "greedy", "--games", "2",
+                           "--workers", "1", "--out", str(tmp_path), "--no-progress"], capsys)
+    _one_line_error(status, err, "bot 'random': it has no option 'seed'")
+
+
+def test_arena_bot_option_the_bot_lacks_names_the_options_it_has(capsys, tmp_path):
+    status, _, err = _run(["arena", "--game", "tethsi", "--bots", "greedy:depth=3", "random", "--games", "2",
+                           "--workers", "1", "--out", str(tmp_path), "--no-progress"], capsys)
+    _one_line_error(status, err, "bad option for bot 'greedy': it has no option 'depth'; its options: none")
+
+
+def test_arena_config_max_turns_10_12_is_refused_before_any_game(capsys, tmp_path):
+    status, _, err = _run(["arena", "--game", "bharg", "--config", "max_turns=1000000000000", "--games", "2",
+                           "--workers", "1", "--out", str(tmp_path), "--no-progress"], capsys)
+    _one_line_error(status, err, "max_turns 1000000000000 must be an integer 1..10000")
+
+
+def test_replay_of_a_two_line_record_with_max_turns_10_12_is_refused(capsys, tmp_path):
+    rec = _bharg_record()
+    rec["config"]["max_turns"] = 10**12
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(rec) + "\n\n" + json.dumps(rec) + "\n")
+    status, _, err = _run(["replay", str(path)], capsys)
+    _one_line_error(status, err, "max_turns 1000000000000 must be an integer 1..10000")
+
+
+def test_replay_and_play_load_of_dev_zero_are_one_line_messages(capsys):
+    status, _, err = _run(["replay", "/dev/zero"], capsys)
+    _one_line_error(status, err, "line longer than 8,388,608 bytes")
+    status, _, err = _run(["play", "bharg", "--load", "/dev/zero"], capsys)
+    assert status == 2 and err.strip() == (
+        "setgames play: error: '/dev/zero' is larger than 8,388,608 bytes: not a record: not a saved game")
+
+
+def _save(tmp_path, **fields):
+    from setgames.play.session import Session
+    from setgames.registry import make_game
+
+    rec = Session(make_game("bharg"), "bharg", 5, 0, "random", hint_bot="greedy").record()
+    rec.update(fields)
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(rec))
+    return str(path)
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("hint_bot", ["greedy"], "the record's hint_bot ['greedy'] is not a bot name"),
+    ("hint_bot", {"a": 1}, "the record's hint_bot {'a': 1} is not a bot name"),
+    ("opponents", 7, "the record's opponents 7 is not a bot name"),
+    ("human_seat", "0", "the record's human_seat '0' is not a seat number"),
+    ("human_seat", 1.5, "the record's human_seat 1.5 is not a seat number"),
+    ("opponents", "ismcts:iterations=1000000000000", "iterations 1000000000000 must be an integer 1..100000"),
+    ("hint_bot", "random:seed=5", "bad option for bot 'random': it has no option 'seed'"),
+])
+def test_play_load_of_a_save_with_a_field_of_the_wrong_type_is_a_message(capsys, tmp_path, field, value,
+                                                                          message):
+    status, _, err = _run(["play", "bharg", "--load", _save(tmp_path, **{field: value})], capsys)
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1 and lines[0].startswith("setgames play: error: "), err
+    assert message in lines[0]
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("seed", -1, "record 'seed' -1 must be an integer 0..2**63-1"),
+    ("seed", 2**64, "record 'seed' 18446744073709551616 must be an integer 0..2**63-1"),
+    ("version", -3, "record 'version' -3 must be 0.."),
+    ("seats", [1, 2], "record 'seats' must be a list of names"),
+    ("returns", ["a"], "record 'returns' entry 'a' must be a finite number"),
+    ("returns", [10**400, 0], "record 'returns' entry <an integer of 1329 bits> must be a finite number"),
+])
+def test_record_fields_of_the_wrong_type_or_out_of_range_are_one_line_messages(capsys, tmp_path, field,
+                                                                               value, message):
+    rec = _bharg_record()
+    rec[field] = value
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    status, _, err = _run(["replay", str(path)], capsys)
+    _one_line_error(status, err, message)
+
+
+def test_record_fields_written_as_null_count_as_absent(capsys, tmp_path):
+    rec = {**_bharg_record(), "returns": None, "outcome": None, "seats": None}
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    status, out, _ = _run(["replay", str(path), "--check"], capsys)
+    assert status == 0 and "every outcome matches" in out
+
+
+def test_replay_seat_beyond_the_game_is_refused_without_seats_field(capsys, tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(_bharg_record()) + "\n")
+    status, _, err = _run(["replay", str(path), "--seat", "2"], capsys)
+    _one_line_error(status, err, "--seat 2 is not a seat of this game")
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"seed": ' + "1" * 5000 + "}",
+                                  "\0\0\0", "\xff\xfe"])
+def test_replay_of_deep_huge_nul_or_binary_json_is_a_one_line_message(capsys, tmp_path, text):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(text.encode("latin-1"))
+    status, _, err = _run(["replay", str(path)], capsys)
+    _one_line_error(status, err, "r.jsonl")

@@ -125,7 +125,9 @@ def test_engine_matches_rules_on_many_seeds(first_player):
 # ------------------------------------------------------------------ hand-built endings
 def test_third_set_wins_at_once_on_the_engine():
     game = TetHsiGame()
-    s = position(["4MS", "8MS"], HAND1, ["AM"], ["9LK"], phase=Phase.CHOOSE, remaining="AM",
+    # (seat 1 holds HAND1 but the Ace and Crown of the second Set: every card in one zone)
+    hand1 = [x for x in HAND1 if x not in ("AV", "CV")]
+    s = position(["4MS", "8MS"], hand1, ["AM"], ["9LK"], phase=Phase.CHOOSE, remaining="AM",
                  sets0=(("2MK", "2SY", "2VL"), ("AV", "CV", "5SV")))
     replay(game, s, ["set Mountain + Diplomat"])
     assert game.outcome(s)["winner"] == 0

@@ -443,3 +443,41 @@ def test_random_first_player_comes_from_the_seed():
     firsts = {g.new_state(rng_from_seed(seed)).first for seed in range(40)}
     assert firsts == {0, 1, 2, 3}
     assert g.new_state(rng_from_seed(7)).first == g.new_state(rng_from_seed(7)).first
+
+
+@pytest.mark.parametrize("bad", [10**400, 1e308, 1e6 * 1.5, float("inf"), float("nan"), 0, -1.0, 1e-7,
+                                 True, "1.0", None])
+def test_reward_scale_is_finite_and_within_its_documented_range(bad):
+    with pytest.raises(ValueError, match=r"reward_scale .* must be a finite number in \[1e-06, 1e\+06\]"):
+        TuSacGame(reward_scale=bad)
+
+
+@pytest.mark.parametrize("bad", [{"num_players": 2.0}, {"num_players": True}, {"penalty_rule": 1},
+                                 {"first_player": 1.0}, {"first_player": True}, {"first_player": 4}])
+def test_options_of_the_wrong_type_are_value_errors(bad):
+    key = next(iter(bad))
+    with pytest.raises(ValueError, match=f"^{key} "):
+        TuSacGame(**bad)
+
+
+def test_numpy_options_are_converted_and_the_largest_scale_gives_finite_rewards():
+    import json
+    import math
+
+    import numpy as np
+
+    from setgames.game import rng_from_seed
+
+    game = TuSacGame(num_players=np.int64(2), first_player=np.int32(1), reward_scale=np.int64(10**6))
+    cfg = game.config_dict()
+    assert cfg == {"num_players": 2, "penalty_rule": True, "first_player": 1, "reward_scale": 1e6}
+    assert json.loads(json.dumps(cfg)) == cfg and game.num_players == 2
+    ends = 0
+    for seed in range(20):
+        state = game.new_state(rng_from_seed(seed))
+        while not game.is_over(state):
+            game.apply(state, game.legal_actions(state)[0])
+        rets = game.returns(state)
+        assert all(math.isfinite(r) for r in rets) and abs(sum(rets)) < 1e-3 * (1 + max(map(abs, rets)))
+        ends += any(rets)
+    assert ends > 0

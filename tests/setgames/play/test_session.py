@@ -238,3 +238,17 @@ def test_bad_seat_and_seed_raise_at_construction():
         Session(ToyGame(), "toy", -1, 0, "takeone", bot_factory=toy_factory)
     with pytest.raises(ValueError, match="unknown bot"):
         Session(ToyGame(), "toy", 1, 0, "nobody", bot_factory=toy_factory)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"seed": 1.5}, "seed 1.5 must be in"), ({"seed": "3"}, "seed '3' must be in"),
+    ({"seed": -1}, "seed -1 must be in"), ({"human_seat": True}, "seat True is not a seat"),
+    ({"human_seat": 0.0}, "seat 0.0 is not a seat"), ({"opponents": ["random"]}, "opponents"),
+    ({"hint_bot": 3}, "hint_bot 3 is not a bot name"),
+])
+def test_session_arguments_of_the_wrong_type_are_refused(kwargs, message):
+    from setgames.registry import make_game
+
+    args = {"seed": 1, "human_seat": 0, "opponents": "random", "hint_bot": "random", **kwargs}
+    with pytest.raises(ValueError, match=message):
+        Session(make_game("tethsi"), "tethsi", args.pop("seed"), **args)

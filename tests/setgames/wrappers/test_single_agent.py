@@ -222,3 +222,29 @@ def test_real_game_check_env_and_rewards_sum_to_returns(name):
         assert total == pytest.approx(info["returns"][env.learner_seat])
     twin = pickle.loads(pickle.dumps(env))
     assert twin.game.config == env.game.config
+
+
+@pytest.mark.parametrize("action", [1.0, "1", True, np.array([1.0]), np.array([0, 1]), None])
+def test_step_refuses_non_integer_actions_with_the_episode_unchanged(action):
+    env = SingleAgentEnv(ToyGame, illegal_action="raise")
+    env.reset(seed=2)
+    before = env.game.to_json(env.state)
+    with pytest.raises(ValueError, match="is not an integer action id"):
+        env.step(action)
+    assert env.game.to_json(env.state) == before
+
+
+@pytest.mark.parametrize("action", [np.int64(0), np.array(0), np.array([0]), 0])
+def test_step_takes_integers_and_one_element_integer_arrays(action):
+    env, ref = SingleAgentEnv(ToyGame), SingleAgentEnv(ToyGame)
+    env.reset(seed=3)
+    ref.reset(seed=3)
+    assert env.step(action)[1:3] == ref.step(0)[1:3]
+    assert env.game.to_json(env.state) == ref.game.to_json(ref.state)
+
+
+@pytest.mark.parametrize(("option", "value"), [("learner_seat", True), ("learner_seat", 1.0),
+                                               ("illegal_reward", float("nan")), ("illegal_reward", "1")])
+def test_options_of_the_wrong_type_are_value_errors(option, value):
+    with pytest.raises(ValueError, match=option):
+        SingleAgentEnv(ToyGame, **{option: value})

@@ -117,3 +117,20 @@ def test_rllib_module_does_not_import_ray():
     code = "import sys, setgames.wrappers.rllib; print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, 1.5, "3", True])
+def test_turn_based_reset_refuses_a_bad_seed(seed):
+    env = TurnBasedEnv(ToyGame)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=seed)
+
+
+@pytest.mark.parametrize("action", [0.0, "0", True, np.array([0.0])])
+def test_turn_based_step_refuses_non_integer_actions(action):
+    env = TurnBasedEnv(ToyGame)
+    env.reset(seed=1)
+    before = env.game.to_json(env.state)
+    with pytest.raises(ValueError, match="is not an integer action id"):
+        env.step(action)
+    assert env.game.to_json(env.state) == before
