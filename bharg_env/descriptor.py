@@ -10,4 +10,5 @@ DESCRIPTOR = GameInfo(
     greedy="bharg_env.greedy:GreedyBhargBot",
     search_hooks="bharg_env.greedy:ISMCTS_HOOKS",
     card_style="decktet",
+    drawing="bharg_env.draw:draw",
 )

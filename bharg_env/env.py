@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from bharg_env.rules import BhargGame
-from setgames.aec import RENDER_FPS, LeanWrapper, SetGameEnv, make_env
+from setgames.aec import RENDER_FPS, RENDER_MODES, LeanWrapper, SetGameEnv, make_env
 
 __all__ = ["env", "raw_env"]
 
@@ -26,7 +26,7 @@ class raw_env(SetGameEnv):
     """The bare Bharg AEC env (no wrapper)."""
 
     game_class = BhargGame
-    metadata = {"render_modes": ["ansi", "human"], "name": "bharg_v0", "is_parallelizable": False,  # noqa: RUF012
+    metadata = {"render_modes": RENDER_MODES, "name": "bharg_v0", "is_parallelizable": False,  # noqa: RUF012
                 "render_fps": RENDER_FPS}
 
 

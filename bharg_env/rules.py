@@ -202,6 +202,14 @@ class BhargState:
     # by it (None: rebuild). Same rules as obs_bytes.
     codes: list[int] | None = field(default=None, compare=False, repr=False)
 
+    def _repr_svg_(self) -> str:
+        """A notebook shows the table, every card face up (:mod:`bharg_env.draw`;
+        drawn under the default config of this many players: ``BhargGame``'s
+        turn limit and single round)."""
+        from bharg_env.draw import draw
+
+        return draw(BhargGame(num_players=len(self.hands)), self)
+
 
 def make_layout() -> ActionLayout:
     """The action layout: draw from the deck, take the discard top, discard a card by id."""

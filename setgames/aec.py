@@ -23,12 +23,14 @@ from setgames.checks import as_action, check_real, check_seed, short_repr
 from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
 
-__all__ = ["ILLEGAL_ACTION_MODES", "MAX_ILLEGAL_REWARD", "RENDER_FPS", "AgentIterable", "LeanWrapper",
-           "SetGameEnv", "make_env"]
+__all__ = ["ILLEGAL_ACTION_MODES", "MAX_ILLEGAL_REWARD", "RENDER_FPS", "RENDER_MODES", "AgentIterable",
+           "LeanWrapper", "SetGameEnv", "make_env"]
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 MAX_ILLEGAL_REWARD = 1e6  # |illegal_reward| at most this: the games' own rewards are far smaller
 RENDER_FPS = 2  # frames a second a viewer shows: a card game is read, not watched
+# Text, printed text, SVG markup, an (H, W, 3) uint8 frame (setgames.draw).
+RENDER_MODES = ["ansi", "human", "svg", "rgb_array"]
 _MAX_SEED = 2**63 - 1
 _INT8 = np.dtype(np.int8)
 _frombuffer = np.frombuffer
@@ -80,7 +82,7 @@ class SetGameEnv(AECEnv):
     """
 
     game_class: ClassVar[type[Game]]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "setgame",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "name": "setgame",
                                           "render_fps": RENDER_FPS}
 
     def __init__(self, render_mode: str | None = None, engine: bool | None = None, **config: Any):
@@ -391,8 +393,11 @@ class SetGameEnv(AECEnv):
         }
 
     # ----------------------------------------------------------------- render
-    def render(self) -> str | None:
-        """``"ansi"``: return the full table as text; ``"human"``: print it."""
+    def render(self) -> Any:
+        """``"ansi"``: return the full table as text; ``"human"``: print it;
+        ``"svg"``: the table as SVG markup; ``"rgb_array"``: the SVG as an
+        ``(H, W, 3) uint8`` frame (needs ``setgames[pictures]``). Pictures show
+        everything (a spectator's view, :mod:`setgames.draw`)."""
         if self.render_mode is None:
             import gymnasium
 
@@ -400,6 +405,11 @@ class SetGameEnv(AECEnv):
             return None
         if self.game_state is None:
             raise RuntimeError("render() before reset()")
+        if self.render_mode in ("svg", "rgb_array"):
+            from setgames.draw import draw_state
+
+            picture = draw_state(self.game, self.game_state)
+            return picture.svg if self.render_mode == "svg" else picture.to_rgb()
         text = self.game.render(self.game_state, None)
         if self.render_mode == "human":
             print(text)
@@ -408,6 +418,14 @@ class SetGameEnv(AECEnv):
 
     def close(self) -> None:
         """Nothing to release; present because ``render`` is."""
+
+    def _repr_svg_(self) -> str | None:
+        """A notebook shows the table (everything) once the env is reset."""
+        if self.game_state is None:
+            return None
+        from setgames.draw import draw_state
+
+        return draw_state(self.game, self.game_state).svg
 
 
 class LeanWrapper(BaseWrapper):
@@ -565,6 +583,10 @@ class LeanWrapper(BaseWrapper):
 
     def __str__(self) -> str:
         return str(self._base)
+
+    def _repr_svg_(self) -> str | None:
+        """A notebook shows the bare env's table (see :meth:`SetGameEnv._repr_svg_`)."""
+        return self._base._repr_svg_()
 
 
 def make_env(env_class: type[SetGameEnv], illegal_action: str = "raise",

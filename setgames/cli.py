@@ -1,4 +1,4 @@
-"""The ``setgames`` command line: ``setgames arena | replay | bench | play``.
+"""The ``setgames`` command line: ``setgames arena | replay | bench | play | serve``.
 
 Subcommands live in :data:`COMMANDS`; a new one (``play``, ...) is one
 :func:`register_command` call with a function that adds its arguments and
@@ -220,6 +220,19 @@ def _add_replay_arguments(p: argparse.ArgumentParser) -> None:
                    help="show only what seat S could see (default: everything)")
     p.add_argument("--check", action="store_true",
                    help="only re-simulate and check every record; render nothing")
+    p.add_argument("--html", default=None, metavar="OUT",
+                   help="write record K as a self-contained HTML page that steps through it (pictures)")
+
+
+def _write_replay_html(rec: dict, seat: int | None, out: str) -> None:
+    from setgames.draw.replay import replay_html
+
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(replay_html(rec, seat=seat))
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    print(f"wrote {out}: {len(rec['actions'])} moves as pictures")
 
 
 def _run_replay(args: argparse.Namespace) -> int:
@@ -238,9 +251,12 @@ def _run_replay(args: argparse.Namespace) -> int:
         rec = records[args.index]
         if args.seat is not None and not 0 <= args.seat < players[args.index]:
             raise UsageError(f"--seat {args.seat} is not a seat of this game")
-        for block in render_replay(rec, seat=args.seat):
-            print(block)
-            print()
+        if args.html is not None:
+            _write_replay_html(rec, args.seat, args.html)
+        else:
+            for block in render_replay(rec, seat=args.seat):
+                print(block)
+                print()
     print(f"replayed {len(records)} record(s) from {args.file}: every outcome matches")
     return 0
 
@@ -284,6 +300,23 @@ register_command("replay", "re-simulate a game record, check it and show it step
 register_command("bench", "run the throughput benchmarks", _add_bench_arguments, _run_bench)
 register_command("play", "play against the bots in a terminal: hints, undo/redo, save/load, watch",
                  _add_play_arguments, _run_play)
+
+
+# ---------------------------------------------------------------- serve
+def _add_serve_arguments(p: argparse.ArgumentParser) -> None:
+    from setgames.web.server import add_arguments
+
+    add_arguments(p)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from setgames.web.server import run
+
+    return run(args)
+
+
+register_command("serve", "a local web page to play the games against the bots (127.0.0.1)",
+                 _add_serve_arguments, _run_serve)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -70,6 +70,8 @@ class GameInfo:
         card_style: how the terminal colours card names: ``"decktet"`` (by
             suit) or ``"chess"`` (Vietnamese chess cards, by colour); None for
             no colour.
+        drawing: ``(game, state, seat=None, legal=None, title=None) -> str``,
+            the SVG of a state (:mod:`setgames.draw`), or None.
     """
 
     name: str
@@ -80,6 +82,7 @@ class GameInfo:
     search_hooks: str | None = None
     table_tools: str | None = None
     card_style: str | None = None
+    drawing: str | None = None
 
 
 # name -> its GameInfo, or for a built-in game not asked for yet, its descriptor module

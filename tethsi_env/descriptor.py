@@ -10,4 +10,5 @@ DESCRIPTOR = GameInfo(
     greedy="tethsi_env.greedy:GreedyTetHsiBot",
     search_hooks="tethsi_env.greedy:ISMCTS_HOOKS",
     card_style="decktet",
+    drawing="tethsi_env.draw:draw",
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from setgames.aec import RENDER_FPS, LeanWrapper, SetGameEnv, make_env
+from setgames.aec import RENDER_FPS, RENDER_MODES, LeanWrapper, SetGameEnv, make_env
 from tethsi_env.rules import TetHsiGame
 
 __all__ = ["env", "raw_env"]
@@ -29,7 +29,7 @@ class raw_env(SetGameEnv):
 
     game_class = TetHsiGame
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
         "name": "tethsi_v0",
         "is_parallelizable": False,
         "render_fps": RENDER_FPS,

@@ -183,6 +183,12 @@ class TetHsiState:
     def __repr__(self) -> str:
         return f"TetHsiState(turn={self.turn}, seat={self.seat}, phase={Phase(self.phase).name})"
 
+    def _repr_svg_(self) -> str:
+        """A notebook shows the table, every card face up (:mod:`tethsi_env.draw`)."""
+        from tethsi_env.draw import draw
+
+        return draw(TetHsiGame(first_player=self.first_player), self)
+
 
 class TetHsiGame(Game[TetHsiState]):
     """The Tet Hsi rules under one config (see the module docstring).

@@ -11,4 +11,5 @@ DESCRIPTOR = GameInfo(
     search_hooks="tusac_env.greedy:ISMCTS_HOOKS",
     table_tools="tusac_env.table:TABLE_TOOLS",
     card_style="chess",
+    drawing="tusac_env.draw:draw",
 )

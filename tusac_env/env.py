@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from setgames.aec import RENDER_FPS, LeanWrapper, SetGameEnv, make_env
+from setgames.aec import RENDER_FPS, RENDER_MODES, LeanWrapper, SetGameEnv, make_env
 from tusac_env.rules import TuSacGame
 
 __all__ = ["env", "raw_env"]
@@ -22,7 +22,7 @@ class raw_env(SetGameEnv):
 
     game_class = TuSacGame
     metadata = {  # noqa: RUF012
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
         "name": "tusac_v0",
         "is_parallelizable": False,
         "render_fps": RENDER_FPS,

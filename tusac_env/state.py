@@ -220,3 +220,10 @@ class TuSacState:
     # every seat's observation up to "dead" (tusac_env.observation), patched where data changes
     _obs: bytearray = field(default_factory=bytearray, compare=False, repr=False)
     _lay: Any = field(default=None, compare=False, repr=False)  # observation.ObsLayout of num_players
+
+    def _repr_svg_(self) -> str:
+        """A notebook shows the table, every card face up (:mod:`tusac_env.draw`)."""
+        from tusac_env.draw import draw
+        from tusac_env.rules import TuSacGame
+
+        return draw(TuSacGame(num_players=self.num_players), self)

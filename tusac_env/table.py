@@ -20,7 +20,7 @@ from typing import Any
 from setgames.cards import TUSAC_NAMES
 from setgames.kernels import tusac as kern
 from setgames.play.session import Session, SessionError
-from setgames.play.tools import MoveWarning, TableCommand, TableTools
+from setgames.play.tools import MoveWarning, TableButton, TableCommand, TableTools
 from tusac_env.melds import khap_types, unseen_counts
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "TrashReport",
     "describe_events",
     "discard_warning",
+    "trash_picks",
     "trash_report",
     "trash_text",
 ]
@@ -77,6 +78,18 @@ def trash_text(session: Session) -> str:
                       for t in r.discards)
     worst = ", ".join(TUSAC_NAMES[t] for t in r.worst)
     return f"Trash {r.trash_count}. Trash cards (outs): {cards}.\nWorst (safest to discard): {worst}."
+
+
+def trash_picks(session: Session) -> list[int]:
+    """The discard actions "Find Trash" cycles through: the worst cards first,
+    then the other trash cards (empty when no discard is pending)."""
+    if not session.human_to_act():
+        return []
+    legal = set(session.legal())
+    r = trash_report(session.state, session.human_seat)
+    start = session.game.layout.start(DISCARD_BLOCK)
+    order = list(r.worst) + [t for t in r.discards if t not in r.worst]
+    return [start + t for t in order if start + t in legal]
 
 
 @dataclass(frozen=True)
@@ -152,7 +165,8 @@ def _move_warning(session: Session, action: int) -> MoveWarning | None:
     warning = discard_warning(session)
     if warning is None or not warning.applies(action):
         return None
-    return MoveWarning(warning.message(action), "Discard it anyway? [y/N] ", "Not discarded.")
+    # "Discard!!!": the heading Vinagames' table shows before a discard that is not among the worst.
+    return MoveWarning(warning.message(action), "Discard it anyway? [y/N] ", "Not discarded.", "Discard!!!")
 
 
 def _event_count(session: Session) -> int:
@@ -163,6 +177,11 @@ def _new_event_lines(session: Session, since: int) -> list[str]:
     return describe_events(session.game.events(session.state)[since:])
 
 
+_MELDS = ("meld_king", "meld_pair", "meld_triple", "meld_kgm", "meld_rcn", "meld_pawns3", "meld_pawns4")
+
 TABLE_TOOLS = TableTools(
-    commands=(TableCommand("trash", "my trash cards and the worst ones to discard", trash_text),),
-    warning=_move_warning, event_count=_event_count, describe_events=_new_event_lines)
+    commands=(TableCommand("trash", "my trash cards and the worst ones to discard", trash_text,
+                           title="Find Trash", picks=trash_picks),),
+    warning=_move_warning, event_count=_event_count, describe_events=_new_event_lines,
+    buttons=(TableButton("Meld", _MELDS), TableButton("Hit", ("hit",)), TableButton("Pass", ("pass",)),
+             TableButton("Discard", (DISCARD_BLOCK,))))

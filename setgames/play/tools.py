@@ -19,7 +19,7 @@ from setgames import registry
 if TYPE_CHECKING:
     from setgames.play.session import Session
 
-__all__ = ["MoveWarning", "TableCommand", "TableTools", "command_owner", "table_tools"]
+__all__ = ["MoveWarning", "TableButton", "TableCommand", "TableTools", "command_owner", "table_tools"]
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,17 @@ class TableCommand:
         help: one line for the ``help`` list.
         run: ``session -> text`` the answer (may raise
             :class:`~setgames.play.session.SessionError`, shown as one line).
+        title: the button's caption in the web table (default: ``name``).
+        picks: ``session -> legal action ids`` the answer points at, best
+            first (Tu Sac's Find Trash: the worst discards, then the other
+            trash); the web table selects them in turn, one a click.
     """
 
     name: str
     help: str
     run: Callable[[Session], str]
+    title: str = ""
+    picks: Callable[[Session], list[int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -46,11 +52,27 @@ class MoveWarning:
         message: what is wrong with the move.
         question: the yes/no prompt.
         declined: the line shown when the answer is not yes.
+        title: the heading of the web table's confirmation.
     """
 
     message: str
     question: str = "Play it anyway? [y/N] "
     declined: str = "Not played."
+    title: str = "Warning"
+
+
+@dataclass(frozen=True)
+class TableButton:
+    """A button of the web table that plays the selected move of some action
+    blocks (Tu Sac: Meld, Hit, Pass, Discard, as at Vinagames).
+
+    Attributes:
+        title: the caption.
+        blocks: names of the action blocks (``game.layout``) the button plays.
+    """
+
+    title: str
+    blocks: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -63,12 +85,15 @@ class TableTools:
         event_count: ``session -> int``, the number of events so far (a mark
             taken before a move).
         describe_events: ``(session, since) -> lines`` for the events after the mark.
+        buttons: the web table's move buttons; with them a click on a card
+            selects its move and a button plays it (without them a click plays).
     """
 
     commands: tuple[TableCommand, ...] = ()
     warning: Callable[[Session, int], MoveWarning | None] | None = None
     event_count: Callable[[Session], int] | None = None
     describe_events: Callable[[Session, int], list[str]] | None = None
+    buttons: tuple[TableButton, ...] = ()
 
 
 _NONE = TableTools()

@@ -48,7 +48,8 @@ def test_api_test_and_seed_test(cfg):
 
 def test_metadata_agents_and_registry():
     e = raw_env(num_players=3)
-    assert e.metadata["name"] == "bharg_v0" and set(e.metadata["render_modes"]) == {"ansi", "human"}
+    assert e.metadata["name"] == "bharg_v0"
+    assert set(e.metadata["render_modes"]) == {"ansi", "human", "svg", "rgb_array"}
     assert e.possible_agents == ["player_0", "player_1", "player_2"]
     assert game_class("bharg") is BhargGame and env_class("bharg") is raw_env
     assert bharg_env.__all__ == ["BhargGame", "env", "raw_env"]

@@ -31,7 +31,8 @@ def test_seed_test_passes_for_env_and_raw_env():
 
 def test_metadata_agents_spaces_and_registry():
     e = raw_env()
-    assert e.metadata["name"] == "tethsi_v0" and set(e.metadata["render_modes"]) == {"ansi", "human"}
+    assert e.metadata["name"] == "tethsi_v0"
+    assert set(e.metadata["render_modes"]) == {"ansi", "human", "svg", "rgb_array"}
     assert e.possible_agents == ["player_0", "player_1"]
     assert e.action_space("player_0").n == 704
     assert e.observation_space("player_1")["observation"].shape == (304,)
@@ -43,7 +44,7 @@ def test_bad_config_raises_at_construction():
     with pytest.raises(ValueError, match="first_player 3"):
         env(first_player=3)
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="rgb_array")
+        raw_env(render_mode="pixels")
     with pytest.raises(TypeError):
         raw_env(players=3)
 

@@ -1,0 +1,12 @@
+"""The web table: ``setgames serve`` (a local page to play the games at).
+
+- :mod:`setgames.web.table`: :class:`~setgames.web.table.WebTable`, one
+  browser's game: the play session (:class:`setgames.play.session.Session`)
+  and the game's :class:`~setgames.play.tools.TableTools`, as the terminal
+  uses them, answered as JSON-able views (the table's SVG, the numbered legal
+  moves, hint, undo/redo, save/load, watch, the game's tools);
+- :mod:`setgames.web.server`: the HTTP server on the standard library
+  (``http.server``), bound to 127.0.0.1 unless told otherwise; it serves its
+  own static page (``static/``, no build step) and keeps each browser's game
+  apart by a cookie.
+"""

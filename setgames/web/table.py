@@ -1,0 +1,314 @@
+"""One browser's game at the web table: :class:`WebTable`.
+
+Everything the page shows comes from here and everything it asks goes
+through the play session and the game's table tools, as at the terminal
+(:mod:`setgames.play.repl`): the page adds no rules. A refused request raises
+:class:`TableError` (the server answers 4xx with its message) and leaves the
+game as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from setgames import registry
+from setgames.draw import draw_state
+from setgames.play.session import LoadError, Session, SessionError, load_record
+from setgames.play.tools import TableTools, table_tools
+
+__all__ = ["BOT_CHOICES", "MAX_LOG", "TableError", "WebTable", "game_choices", "save_path"]
+
+BOT_CHOICES = ("random", "greedy", "ismcts:iterations=50", "ismcts")  # weakest to strongest
+MAX_LOG = 200  # lines of the move log kept per table
+_SAVE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class TableError(ValueError):
+    """A request the table refuses; ``status`` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400, extra: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.extra = extra or {}
+
+
+def game_choices() -> list[dict[str, Any]]:
+    """Per registered game with an env: name, title and the player counts it allows."""
+    out = []
+    for name in registry.game_names():
+        if registry.describe(name).drawing is None:
+            continue
+        counts = []
+        for n in range(1, 7):
+            try:
+                registry.make_game(name, num_players=n)
+            except TypeError:  # the game takes no num_players: its default count only
+                counts = [registry.make_game(name).num_players]
+                break
+            except ValueError:
+                continue
+            counts.append(n)
+        out.append({"name": name, "title": registry.game_title(name), "players": counts})
+    return out
+
+
+def save_path(folder: Path, name: Any) -> Path:
+    """The file ``name`` inside ``folder``: a plain file name (letters, digits,
+    ``_ . -``, not starting with a dot), ``.json`` added when it has no suffix.
+
+    >>> save_path(Path("/saves"), "game1").as_posix(), save_path(Path("/s"), "a.jsonl").name
+    ('/saves/game1.json', 'a.jsonl')
+    >>> save_path(Path("/saves"), "../etc/passwd")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    setgames.web.table.TableError: a save name is a plain file name ..., not '../etc/passwd'
+    """
+    if not isinstance(name, str) or not _SAVE_NAME.match(name) or ".." in name:
+        raise TableError(f"a save name is a plain file name (letters, digits, _ . -), not {name!r}")
+    if "." not in name:
+        name += ".json"
+    path = (folder / name).resolve()
+    if path.parent != folder.resolve():
+        raise TableError(f"{name!r} is outside the save folder")
+    return path
+
+
+def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TableError(f"{key} must be an integer, not {value!r}")
+    return value
+
+
+class WebTable:
+    """One game between a person and bots, for one browser.
+
+    Args:
+        save_dir: the only folder save and load touch.
+    """
+
+    def __init__(self, save_dir: Path):
+        self.save_dir = Path(save_dir)
+        self.session: Session | None = None
+        self.log: list[str] = []
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def tools(self) -> TableTools:
+        """The game's table tools (empty before a game)."""
+        return table_tools(self.session.game_name) if self.session else TableTools()
+
+    def _need(self) -> Session:
+        if self.session is None:
+            raise TableError("no game yet: start one", 409)
+        return self.session
+
+    def _say(self, line: str) -> None:
+        self.log.append(line)
+        del self.log[:-MAX_LOG]
+
+    def _events_mark(self) -> int:
+        count = self.tools.event_count
+        return 0 if count is None else count(self.session)
+
+    def _record_move(self, seat: int, action: int, who: str, mark: int) -> None:
+        s = self.session
+        self._say(f"player_{seat} ({who}): {s.label(action)}")
+        describe = self.tools.describe_events
+        if describe is not None:
+            for line in describe(s, mark):
+                self._say(line.strip())
+
+    def _run_bots(self) -> None:
+        s = self.session
+        while s.bot_to_act():
+            mark = self._events_mark()
+            seat, action = s.bot_move()
+            self._record_move(seat, action, s.opponents, mark)
+
+    # ------------------------------------------------------------------ requests
+    def new_game(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Start a game: ``game``, ``players``, ``seat``, ``seed``, ``opponents``, ``hint_bot``."""
+        name = data.get("game")
+        if name not in registry.game_names():
+            raise TableError(f"unknown game {name!r}; choose from {', '.join(registry.game_names())}")
+        config: dict[str, Any] = {}
+        if data.get("players") is not None:
+            config["num_players"] = _int(data, "players")
+        try:
+            game = registry.make_game(name, **config)
+        except TypeError:
+            game = registry.make_game(name)
+            if config["num_players"] != game.num_players:
+                raise TableError(f"{registry.game_title(name)} is played by {game.num_players}") from None
+        except ValueError as e:
+            raise TableError(str(e)) from None
+        seed = _int(data, "seed", int.from_bytes(os.urandom(6), "big"))
+        opponents, hint = data.get("opponents", "greedy"), data.get("hint_bot")
+        for spec in (opponents, hint):
+            if spec is not None and spec not in BOT_CHOICES:
+                raise TableError(f"bot {spec!r} is not one of {', '.join(BOT_CHOICES)}")
+        try:
+            session = Session(game, name, seed, _int(data, "seat", 0), opponents, hint_bot=hint)
+        except ValueError as e:
+            raise TableError(str(e)) from None
+        self.session, self.log = session, []
+        self._say(f"New {registry.game_title(name)} game, seed {seed}: you are player_{session.human_seat}")
+        self._run_bots()
+        return self.view()
+
+    def move(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Play ``action`` for the person; a move the game warns about needs ``confirm``."""
+        s = self._need()
+        action = _int(data, "action")
+        if s.is_over():
+            raise TableError("the game is over: undo, save, load or start a new one", 409)
+        if not s.human_to_act():
+            raise TableError("it is not your turn", 409)
+        if action not in s.legal():
+            raise TableError(f"move {action} is not legal now")
+        check = self.tools.warning
+        warning = None if check is None else check(s, action)
+        if warning is not None and data.get("confirm") is not True:
+            raise TableError(warning.message, 409, {"warning": {"title": warning.title,
+                                                                "message": warning.message,
+                                                                "action": action}})
+        self._play(action)
+        return self.view()
+
+    def _play(self, action: int) -> None:
+        s = self.session
+        mark = self._events_mark()
+        s.play(action)
+        self._record_move(s.human_seat, action, "you", mark)
+        self._run_bots()
+
+    def hint(self) -> dict[str, Any]:
+        """The hint bot's move with its reason; plays nothing."""
+        s = self._need()
+        try:
+            h = s.hint()
+        except SessionError as e:
+            raise TableError(str(e), 409) from None
+        view = self.view()
+        view["hint"] = {"action": h.action, "label": h.label, "reason": h.reason, "bot": h.bot,
+                        "number": s.legal().index(h.action) + 1}
+        return view
+
+    def quick(self) -> dict[str, Any]:
+        """Play the hint bot's move."""
+        s = self._need()
+        try:
+            action = s.hint().action
+        except SessionError as e:
+            raise TableError(str(e), 409) from None
+        self._play(action)
+        return self.view()
+
+    def undo(self) -> dict[str, Any]:
+        """Take back my last move and the replies."""
+        try:
+            n = self._need().undo()
+        except SessionError as e:
+            raise TableError(str(e), 409) from None
+        self._say(f"Undone ({n} move{'s' if n != 1 else ''})")
+        return self.view()
+
+    def redo(self) -> dict[str, Any]:
+        """Play again what undo took back."""
+        try:
+            n = self._need().redo()
+        except SessionError as e:
+            raise TableError(str(e), 409) from None
+        self._say(f"Redone ({n} move{'s' if n != 1 else ''})")
+        return self.view()
+
+    def step(self) -> dict[str, Any]:
+        """Watch mode: whoever is to act moves (my seat by the hint bot)."""
+        s = self._need()
+        if s.is_over():
+            raise TableError("the game is over", 409)
+        mark = self._events_mark()
+        seat, action = s.auto_move()
+        who = s.hint_bot_name if seat == s.human_seat else s.opponents
+        self._record_move(seat, action, who, mark)
+        return self.view()
+
+    def tool(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Run the game's command ``name`` (Tu Sac: ``trash``): its text and picks."""
+        s = self._need()
+        command = next((c for c in self.tools.commands if c.name == data.get("name")), None)
+        if command is None:
+            raise TableError(f"this game has no command {data.get('name')!r}")
+        try:
+            text = command.run(s)
+        except SessionError as e:
+            raise TableError(str(e), 409) from None
+        view = self.view()
+        view["tool"] = {"name": command.name, "text": text,
+                        "picks": command.picks(s) if command.picks else []}
+        return view
+
+    def save(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Save the game as a record in the save folder, under ``name``."""
+        s = self._need()
+        path = save_path(self.save_dir, data.get("name"))
+        self.save_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            s.save(path)
+        except SessionError as e:
+            raise TableError(str(e), 500) from None
+        self._say(f"Saved as {path.name}")
+        return self.view()
+
+    def load(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Load the record ``name`` from the save folder and continue it."""
+        path = save_path(self.save_dir, data.get("name"))
+        if not path.is_file():
+            raise TableError(f"no saved game {path.name!r}", 404)
+        try:
+            session = Session.from_record(load_record(path), registry.make_game)
+        except LoadError as e:
+            raise TableError(str(e)) from None
+        self.session, self.log = session, []
+        self._say(f"Loaded {path.name}: {session.ply} moves")
+        self._run_bots()
+        return self.view()
+
+    def saves(self) -> list[str]:
+        """The saved games' names."""
+        if not self.save_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.save_dir.iterdir()
+                      if p.is_file() and p.suffix in (".json", ".jsonl"))
+
+    # ------------------------------------------------------------------ the view
+    def view(self) -> dict[str, Any]:
+        """Everything the page shows, JSON-able."""
+        s = self.session
+        if s is None:
+            return {"game": None, "games": game_choices(), "bots": list(BOT_CHOICES), "saves": self.saves()}
+        over, mine = s.is_over(), s.human_to_act()
+        legal = s.legal() if mine else []
+        layout = s.game.layout
+        moves = [{"number": i + 1, "action": a, "label": s.label(a), "block": layout.decode(a)[0]}
+                 for i, a in enumerate(legal)]
+        # At the end every card is shown, as the terminal does.
+        seat = None if over else s.human_seat
+        tools = self.tools
+        return {
+            "game": s.game_name, "title": registry.game_title(s.game_name), "seed": s.seed, "ply": s.ply,
+            "players": s.game.num_players, "human_seat": s.human_seat, "to_act": s.to_act(),
+            "over": over, "your_turn": mine, "opponents": s.opponents, "hint_bot": s.hint_bot_name,
+            "svg": draw_state(s.game, s.state, seat, legal).svg, "moves": moves,
+            "can_undo": s.can_undo(), "can_redo": s.can_redo(), "log": self.log[-40:],
+            "outcome": s.game.outcome(s.state) if over else None,
+            "returns": list(s.game.returns(s.state)) if over else None,
+            "commands": [{"name": c.name, "title": c.title or c.name, "help": c.help}
+                         for c in tools.commands],
+            "buttons": [{"title": b.title, "blocks": list(b.blocks)} for b in tools.buttons],
+            "games": game_choices(), "bots": list(BOT_CHOICES), "saves": self.saves(),
+        }

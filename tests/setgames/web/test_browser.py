@@ -1,0 +1,235 @@
+"""The web table in a real browser (headless Chromium through Selenium): a whole
+game of each game played to the end by clicking, with hint, undo, redo and, in
+Tu Sac, Find Trash and the move buttons; the replay page steps.
+
+Skipped unless Chromium, its driver and selenium are installed (``.ci/web-smoke``
+installs them); run with ``-m browser``. ``SETGAMES_SCREENSHOTS=DIR`` keeps
+screenshots of the page to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.setgames.web.helpers import running_server
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+webdriver = pytest.importorskip("selenium.webdriver")
+if not (CHROMIUM and DRIVER):
+    pytest.skip("no Chromium or chromedriver on this machine", allow_module_level=True)
+
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+SHOTS = os.environ.get("SETGAMES_SCREENSHOTS")
+MAX_CLICKS = 1500  # a bound on one game's clicks, so that a bug fails instead of hanging
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1500,1050"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def page(browser, tmp_path):
+    with running_server(tmp_path / "saves") as server:
+        browser.delete_all_cookies()
+        browser.get(server.url)
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        yield browser
+
+
+def _views(d) -> int:
+    return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-views") or 0)
+
+
+def _click_and_wait(d, element) -> None:
+    """Click something that asks the server, and wait for its answer to be shown
+    (or for the warning to come up)."""
+    before = _views(d)
+    element.click()
+    WebDriverWait(d, 60).until(lambda d: _views(d) > before or d.find_element(By.ID, "warning").is_displayed()
+                               or d.find_element(By.ID, "message").get_attribute("class") == "error")
+
+
+def _shot(d, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        d.save_screenshot(str(Path(SHOTS) / f"{name}.png"))
+
+
+def _new_game(d, game: str, players: int, seed: int) -> None:
+    Select(d.find_element(By.ID, "game")).select_by_value(game)
+    Select(d.find_element(By.ID, "players")).select_by_value(str(players))
+    Select(d.find_element(By.ID, "seat")).select_by_value("0")
+    Select(d.find_element(By.ID, "opponents")).select_by_value("greedy")
+    Select(d.find_element(By.ID, "hint-bot")).select_by_value("greedy")
+    d.find_element(By.ID, "seed").clear()
+    d.find_element(By.ID, "seed").send_keys(str(seed))
+    _click_and_wait(d, d.find_element(By.ID, "new-game"))
+
+
+def _over(d) -> bool:
+    return d.find_element(By.ID, "status").get_attribute("data-over") == "1"
+
+
+def _ply_log(d) -> list[str]:
+    return [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")]
+
+
+def _enabled(d, button_id: str):
+    found = d.find_elements(By.ID, button_id)
+    return found[0] if found and found[0].is_enabled() else None
+
+
+def _click_a_move(d) -> None:
+    """One move of a game without move buttons: a card of the table if one is
+    clickable (the last drawn: nothing covers it), else the first move of the list."""
+    cards = d.find_elements(By.CSS_SELECTOR, "#table .move")
+    _click_and_wait(d, cards[-1] if cards else d.find_element(By.CSS_SELECTOR, "#moves button"))
+
+
+def _click_a_tusac_move(d) -> None:
+    """One Tu Sac move the Vinagames way: Find Trash then Discard, or Meld, Hit, Pass."""
+    if _enabled(d, "btn-discard"):
+        d.find_element(By.ID, "cmd-trash").click()  # asks the server: wait for the answer
+        WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#table .move.selected"))
+        _click_and_wait(d, d.find_element(By.ID, "btn-discard"))
+    elif _enabled(d, "btn-meld"):
+        d.find_element(By.ID, "btn-meld").click()
+        choices = d.find_elements(By.CSS_SELECTOR, "#choices button")
+        if choices:
+            _click_and_wait(d, choices[0])
+        else:
+            WebDriverWait(d, 30).until(lambda d: True)
+    elif _enabled(d, "btn-hit"):
+        _click_and_wait(d, d.find_element(By.ID, "btn-hit"))
+    else:
+        _click_and_wait(d, d.find_element(By.ID, "btn-pass"))
+    if d.find_element(By.ID, "warning").is_displayed():
+        _click_and_wait(d, d.find_element(By.ID, "warn-yes"))
+
+
+def _hint_undo_redo(d, name: str) -> None:
+    _click_and_wait(d, d.find_element(By.ID, "hint"))
+    message = d.find_element(By.ID, "message").text
+    assert message.startswith("Hint (greedy): "), message
+    assert d.find_elements(By.CSS_SELECTOR, "#moves button.hinted")
+    _shot(d, f"{name}-hint")
+    log = _ply_log(d)
+    _click_a_move(d) if name != "tusac" else _click_a_tusac_move(d)
+    assert _ply_log(d) != log
+    _click_and_wait(d, d.find_element(By.ID, "undo"))
+    assert _ply_log(d)[-1].startswith("Undone")
+    _click_and_wait(d, d.find_element(By.ID, "redo"))
+    assert _ply_log(d)[-1].startswith("Redone")
+
+
+@pytest.mark.parametrize(("game", "players", "seed"), [("tethsi", 2, 3), ("bharg", 2, 5), ("tusac", 2, 7)])
+def test_a_whole_game_by_clicking(page, game, players, seed):
+    d = page
+    _new_game(d, game, players, seed)
+    assert d.find_element(By.CSS_SELECTOR, "#table svg")
+    _shot(d, f"{game}-start")
+    _hint_undo_redo(d, game)
+    clicks = 0
+    while not _over(d):
+        assert clicks < MAX_CLICKS, f"{game}: no end after {clicks} moves"
+        assert d.find_element(By.ID, "message").get_attribute("class") != "error", \
+            d.find_element(By.ID, "message").text
+        if game == "tusac":
+            _click_a_tusac_move(d)
+        else:
+            _click_a_move(d)
+        clicks += 1
+        if clicks == 6:
+            _shot(d, f"{game}-middle")
+    _shot(d, f"{game}-over")
+    assert d.find_element(By.ID, "status").text.startswith("Game over: ")
+    assert not d.find_elements(By.CSS_SELECTOR, "#moves button")
+
+
+def test_find_trash_cycles_and_the_discard_warning_asks(page):
+    d = page
+    for seed in range(30):
+        _new_game(d, "tusac", 2, seed)
+        if _enabled(d, "btn-discard"):
+            break
+    d.find_element(By.ID, "cmd-trash").click()
+    WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#table .move.selected"))
+    text = d.find_element(By.ID, "message").text
+    assert text.startswith("Selected: discard ") and "\nTrash " in text, text
+    seen = []
+    for _ in range(4):
+        sel = d.find_element(By.CSS_SELECTOR, "#table .move.selected").get_attribute("data-action")
+        seen.append(sel)
+        d.find_element(By.ID, "cmd-trash").click()
+        time.sleep(0.05)
+    legal = {b.get_attribute("data-action") for b in d.find_elements(By.CSS_SELECTOR, "#moves button")}
+    assert set(seen) <= legal
+    _shot(d, "tusac-find-trash")
+    # Quick Select picks the hint's move; a discard outside the worst cards asks first.
+    d.find_element(By.ID, "quick-select").click()
+    WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "message").text.startswith("Selected: "))
+    cards = d.find_elements(By.CSS_SELECTOR, "#table .move")
+    for k in range(len(cards)):
+        before = _ply_log(d)
+        # A card partly covered by the next one is clicked on its visible left edge.
+        card = d.find_elements(By.CSS_SELECTOR, "#table .move")[k]
+        ActionChains(d).move_to_element_with_offset(card, -card.size["width"] // 2 + 4, 0).click().perform()
+        _click_and_wait(d, d.find_element(By.ID, "btn-discard"))
+        if d.find_element(By.ID, "warning").is_displayed():
+            assert d.find_element(By.ID, "warning-title").text == "Discard!!!"
+            _shot(d, "tusac-discard-warning")
+            d.find_element(By.ID, "warn-no").click()
+            assert _ply_log(d) == before and d.find_element(By.ID, "message").text == "Not played."
+            return
+        _click_and_wait(d, d.find_element(By.ID, "undo"))
+    pytest.skip("every discard of this deal was among the worst")
+
+
+def test_watch_the_bots_to_the_end(page):
+    d = page
+    _new_game(d, "tethsi", 2, 11)
+    d.find_element(By.ID, "watch").click()
+    WebDriverWait(d, 300).until(_over)
+    WebDriverWait(d, 10).until(lambda d: d.find_element(By.ID, "watch").text == "Watch the bots")
+    assert any(line.startswith("player_0 (greedy): ") for line in _ply_log(d))
+
+
+def test_the_replay_page_steps(browser, tmp_path):
+    import json
+
+    from setgames.draw.replay import replay_html
+    from tests.setgames.draw.test_replay import _record
+
+    rec = _record("tusac", 3, num_players=3)
+    out = tmp_path / "replay.html"
+    out.write_text(replay_html(rec))
+    browser.get(out.as_uri())
+    caption = browser.find_element(By.ID, "caption").text
+    assert caption.startswith("step 1/")
+    browser.find_element(By.ID, "next").click()
+    assert browser.find_element(By.ID, "caption").text.startswith("step 2/")
+    browser.find_element(By.ID, "last").click()
+    assert browser.find_element(By.ID, "caption").text.startswith("final:")
+    assert browser.find_element(By.CSS_SELECTOR, "#frame svg")
+    _shot(browser, "replay")
+    assert json.dumps(rec)  # the record itself stays JSON

@@ -1,0 +1,100 @@
+"""The web table is the play session: same games as the session driven directly,
+the game's tools as the terminal has them, the view's parts."""
+
+from __future__ import annotations
+
+import pytest
+
+from setgames.cli import build_parser
+from setgames.play.session import Session
+from setgames.registry import make_game
+from setgames.web.server import make_server
+from setgames.web.table import TableError, WebTable, game_choices
+from tusac_env.table import trash_report
+
+
+@pytest.mark.parametrize(("name", "players", "seat"), [("tethsi", 2, 1), ("bharg", 3, 2), ("tusac", 3, 0)])
+def test_a_game_at_the_web_table_is_the_session_s_game(tmp_path, name, players, seat):
+    table = WebTable(tmp_path)
+    view = table.new_game({"game": name, "players": players, "seat": seat, "seed": 77, "opponents": "greedy"})
+    direct = Session(make_game(name, num_players=players) if name != "tethsi" else make_game(name), name, 77,
+                     seat, "greedy")
+    while direct.bot_to_act():
+        direct.bot_move()
+    k = 0
+    while not view["over"]:
+        assert view["your_turn"] and [m["action"] for m in view["moves"]] == direct.legal()
+        assert [m["label"] for m in view["moves"]] == [direct.label(a) for a in direct.legal()]
+        move = view["moves"][k % len(view["moves"])]["action"]  # not always the first: vary the play
+        view = table.move({"action": move, "confirm": True})
+        direct.play(move)
+        while direct.bot_to_act():
+            direct.bot_move()
+        k += 1
+    assert direct.is_over() and table.session.actions == direct.actions
+    assert view["returns"] == list(direct.game.returns(direct.state))
+    assert "spectator: all cards" in view["svg"]  # at the end every card is shown
+
+
+def test_find_trash_picks_the_worst_then_the_other_trash(tmp_path):
+    table = WebTable(tmp_path)
+    checked = 0
+    for seed in range(12):
+        view = table.new_game({"game": "tusac", "players": 2, "seat": 0, "seed": seed, "opponents": "random"})
+        while not view["over"] and checked < 30:
+            picks = table.tool({"name": "trash"})["tool"]["picks"]
+            discards = {m["action"] for m in view["moves"] if m["block"] == "discard"}
+            report = trash_report(table.session.state, 0)
+            start = table.session.game.layout.start("discard")
+            if discards:
+                assert set(picks) == {start + t for t in report.discards} & discards
+                assert [a - start for a in picks[:len(report.worst)]] == list(report.worst)
+                checked += 1
+            else:
+                assert picks == []
+            view = table.quick()
+    assert checked == 30
+
+
+def test_watch_steps_one_move_at_a_time_to_the_end(tmp_path):
+    table = WebTable(tmp_path)
+    view = table.new_game({"game": "bharg", "players": 2, "seat": 0, "seed": 3, "opponents": "random",
+                           "hint_bot": "random"})
+    while not view["over"]:
+        ply = view["ply"]
+        view = table.step()
+        assert view["ply"] == ply + 1
+    with pytest.raises(TableError, match="over"):
+        table.step()
+
+
+def test_undo_redo_hint_and_requests_before_a_game(tmp_path):
+    table = WebTable(tmp_path)
+    assert table.view()["game"] is None
+    for request in (table.hint, table.undo, table.quick, table.step):
+        with pytest.raises(TableError, match="no game yet"):
+            request()
+    view = table.new_game({"game": "tethsi", "seed": 5, "opponents": "random"})
+    hint = table.hint()["hint"]
+    assert hint["action"] in [m["action"] for m in view["moves"]]
+    assert view["moves"][hint["number"] - 1]["action"] == hint["action"]
+    before = table.session.actions[:]
+    table.move({"action": hint["action"]})
+    after = table.session.actions[:]
+    assert table.undo()["ply"] == len(before) and table.session.actions == before
+    assert table.redo()["can_redo"] is False and table.session.actions == after
+
+
+def test_game_choices_name_the_player_counts():
+    assert {g["name"]: g["players"] for g in game_choices()} == {"tethsi": [2], "bharg": [2, 3],
+                                                                  "tusac": [2, 3, 4]}
+
+
+def test_serve_is_a_command_and_binds_this_machine_only(tmp_path):
+    args = build_parser().parse_args(["serve", "--port", "0", "--save-dir", str(tmp_path)])
+    assert args.host == "127.0.0.1" and args.port == 0
+    server = make_server(save_dir=tmp_path)
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
