@@ -47,3 +47,22 @@ cdef void th_returns(const TState *s, float *out) noexcept nogil
 cdef int th_n_actions() noexcept nogil
 cdef int th_obs_size() noexcept nogil
 cdef bint th_over(const TState *s) noexcept nogil
+
+# The public event record of a game, as compact C records (Engine only).
+ctypedef struct Event:
+    unsigned char kind
+    unsigned char seat
+    signed char a, b, c, k
+
+
+cdef class Engine:
+    cdef object _game
+    cdef TState st
+    cdef object reason
+    cdef list _events          # event tuples up to the last flush (the loaded ones first)
+    cdef Event ev[64]          # events since (EVENT_CAP in _engine.pyx)
+    cdef int nev
+    cdef object _final         # rules-layer state for outcome() / is_truncated(), None once stale
+    cdef void _flush_events(self)
+    cdef Event *_event(self, int kind, int seat, int a)
+    cdef object _state(self, bint with_events)

@@ -57,6 +57,7 @@ cdef enum:
 
 assert NUM_STANDARD == NCARDS
 EVENT_CAPACITY = EVENT_CAP  # for the tests
+assert EVENT_CAP == 64  # the size of Engine.ev in _engine.pxd
 assert LAYOUT.n <= MAX_ACTIONS
 
 cdef int N_ACTIONS = LAYOUT.n
@@ -168,11 +169,6 @@ _fill_obs_tables()
 cdef enum:
     EV_DISCARD, EV_TAKE, EV_NOTHING, EV_SET, EV_PLAY, EV_WIN, EV_TIE, EV_REVEAL
 _EVENT_NAMES = ("discard", "take", "nothing", "set", "play", "win", "tie", "reveal")
-
-ctypedef struct Event:
-    unsigned char kind
-    unsigned char seat
-    signed char a, b, c, k
 
 
 cdef inline void _expand36(unsigned char *out, u64 m) noexcept nogil:
@@ -461,13 +457,7 @@ cdef class Engine:
             layer makes; the engine takes dealt states through :meth:`load`).
     """
 
-    cdef object _game
-    cdef TState st
-    cdef object reason
-    cdef list _events          # event tuples up to the last flush (the loaded ones first)
-    cdef Event ev[EVENT_CAP]   # events since
-    cdef int nev
-    cdef object _final         # rules-layer state for outcome() / is_truncated(), None once stale
+    # Attributes are declared in _engine.pxd (the greedy bot reads the struct).
 
     def __init__(self, game):
         self._game = game
@@ -556,7 +546,7 @@ cdef class Engine:
                 out.append((name, e.seat, e.a))
         self.nev = 0
 
-    cdef inline Event *_event(self, int kind, int seat, int a):
+    cdef Event *_event(self, int kind, int seat, int a):
         if self.nev == EVENT_CAP:
             self._flush_events()
         cdef Event *e = &self.ev[self.nev]
