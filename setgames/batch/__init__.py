@@ -47,7 +47,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["AUTORESET_MODES", "LEARNER_SEAT_MODES", "OPPONENTS", "batch_class", "make_batch"]
+__all__ = ["AUTORESET_MODES", "LEARNER_SEAT_MODES", "OPPONENTS", "batch_class", "make_batch", "register_envs"]
 
 OPPONENTS = (None, "random", "greedy")
 LEARNER_SEAT_MODES = ("rotate", "random")
@@ -78,3 +78,24 @@ def make_batch(game: Any, num_envs: int, **kwargs: Any) -> Any:
     if cls is None:
         raise ValueError(f"{game.name} has no batched engine here (none, or it was not built)")
     return cls(game, num_envs, **kwargs)
+
+
+def register_envs() -> None:
+    """Register ``setgames/<game>-v<version>`` with Gymnasium for every game of the registry:
+    ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")`` builds the
+    :class:`~setgames.batch.gym_vector.BatchVectorEnv` (the game's batched engine), and
+    ``gymnasium.make(id)`` the single-agent :class:`~setgames.wrappers.SingleAgentEnv`."""
+    import gymnasium
+
+    from setgames.registry import GAME_NAMES
+
+    for name in GAME_NAMES:
+        env_id = f"setgames/{name}-v0"
+        if env_id in gymnasium.registry:
+            continue
+        gymnasium.register(id=env_id, entry_point="setgames.wrappers.single_agent:SingleAgentEnv",
+                           vector_entry_point="setgames.batch.gym_vector:BatchVectorEnv",
+                           kwargs={"game": name})
+
+
+register_envs()

@@ -29,7 +29,7 @@ TAG_LEARNER_SEAT = 2  # the draw of the learner's seat when it is random per gam
 
 def mix64(x: int) -> int:
     """SplitMix64's finalizer on a 64-bit int (a bijection that scatters nearby inputs)."""
-    x &= _M64
+    x = int(x) & _M64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
     return x ^ (x >> 31)
@@ -37,15 +37,15 @@ def mix64(x: int) -> int:
 
 def slot_seed(master: int, slot: int) -> int:
     """The seed of slot ``slot``'s first game: ``(master + slot) mod 2**63``."""
-    return (master + slot) & MASK63
+    return (int(master) + int(slot)) & MASK63
 
 
 def game_seed(master: int, slot: int, index: int) -> int:
     """The seed of the ``index``-th game (0-based) played in slot ``slot`` of a batch seeded ``master``."""
-    s = slot_seed(master, slot)
+    s, index = slot_seed(master, slot), int(index)
     return s if index == 0 else mix64(s ^ mix64(index)) & MASK63
 
 
 def tag_seed(game_seed: int, tag: int) -> int:
     """The seed of a game's stream ``tag`` (:data:`TAG_OPPONENTS`, :data:`TAG_LEARNER_SEAT`)."""
-    return mix64(game_seed ^ mix64(tag | (1 << 63))) & MASK63
+    return mix64(int(game_seed) ^ mix64(int(tag) | (1 << 63))) & MASK63
