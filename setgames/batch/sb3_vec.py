@@ -18,8 +18,11 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env import VecEnv
 
+try:  # the training extras; without them the module imports and the class refuses to build
+    from stable_baselines3.common.vec_env import VecEnv
+except ImportError:  # pragma: no cover - depends on the install
+    VecEnv = object  # type: ignore[assignment,misc]
 from setgames.batch import make_batch
 from setgames.wrappers._common import resolve_game
 
@@ -42,6 +45,8 @@ class BatchVecEnv(VecEnv):
     def __init__(self, game: Any = "tethsi", num_envs: int = 1, opponents: str = "random",
                  learner_seat: int | str = 0, num_threads: int = 1, seed: int | None = None,
                  **config: Any):
+        if VecEnv is object:
+            raise ImportError("BatchVecEnv needs stable-baselines3 (pip install -e '.[train]')")
         if opponents not in ("random", "greedy"):
             raise ValueError(f"opponents {opponents!r} must be 'random' or 'greedy': "
                              f"the view is single-agent")
