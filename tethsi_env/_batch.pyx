@@ -10,13 +10,13 @@ validates every action first, then moves each slot: its action, the
 opponents' moves inside the step (``opponents="random"`` or ``"greedy"``, the
 compiled bot of :mod:`tethsi_env._greedy`), the end of its game (rewards,
 the seed reported in :attr:`Batch.final_seed`) and, by the autoreset mode,
-its next deal, all in C; ``num_threads > 1`` splits the slots over OpenMP
-threads (where the build had OpenMP; else the loop runs on one).
+its next deal, all in C; ``num_threads > 1`` splits the slots over a pool
+of threads (``setgames/batch/_pool.pxd``: chunks claimed from one counter,
+no barrier, so a busy machine's late thread does not hold the step).
 """
 
-from cython.parallel cimport prange
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 from numpy.random cimport bitgen_t
@@ -27,6 +27,7 @@ import numpy as np
 
 from setgames.batch import AUTORESET_MODES, LEARNER_SEAT_MODES, OPPONENTS
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS
+from setgames.batch._pool cimport sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tethsi_env._engine cimport (TH_MAX_ACTIONS, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
@@ -45,7 +46,7 @@ cdef enum:
 # Threads get at least this many slots each: waking a thread costs more than stepping a
 # few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
 MIN_SLOTS_PER_THREAD = 256
-cdef int CHUNK = 64  # slots a thread takes at a time
+cdef int CHUNK = 64  # slots a thread claims at a time
 
 cdef uint64_t C_TAG_OPP = TAG_OPPONENTS
 cdef uint64_t C_TAG_SEAT = TAG_LEARNER_SEAT
@@ -177,6 +178,13 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
         _write(c, i)
 
 
+cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """Slots ``lo`` to ``hi - 1`` of the batch ``arg`` (a ``Ctx``), one step each (a pool task)."""
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        _step_slot(<Ctx *> arg, i)
+
+
 cdef Py_ssize_t _first_bad(Ctx *c, Py_ssize_t n) noexcept nogil:
     """The first slot whose action is out of range or illegal (ignoring slots that take none), or -1."""
     cdef Py_ssize_t i
@@ -198,8 +206,9 @@ cdef class Batch:
         num_envs: B, the number of slots.
         seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
             from fresh entropy. :meth:`reset` deals the first games.
-        num_threads: threads the step splits the slots over (OpenMP; 1 without it), each
-            given at least ``MIN_SLOTS_PER_THREAD`` (256) slots: smaller batches run on one.
+        num_threads: threads the step splits the slots over (the caller and a pool of
+            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
+            slots: smaller batches run on the caller alone.
         opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
             or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
         learner_seat: with opponents, the learner's seat: 0 or 1, ``"rotate"`` (seat 0 in a
@@ -214,6 +223,7 @@ cdef class Batch:
     """
 
     cdef Ctx c
+    cdef sg_pool *pool
     cdef Py_ssize_t n
     cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
     cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
@@ -225,8 +235,10 @@ cdef class Batch:
     def __cinit__(self):
         self.c.st = NULL
         self.c.opp_rng = NULL
+        self.pool = NULL
 
     def __dealloc__(self):
+        sg_pool_free(self.pool)
         free(self.c.st)
         free(self.c.opp_rng)
 
@@ -264,6 +276,10 @@ cdef class Batch:
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if self.c.st == NULL or self.c.opp_rng == NULL:
             raise MemoryError(f"no memory for {B} Tet Hsi games")
+        if num_threads > 1 and B >= 2 * MIN_SLOTS_PER_THREAD:
+            self.pool = sg_pool_new(min(num_threads, B // MIN_SLOTS_PER_THREAD))
+            if self.pool == NULL:
+                raise MemoryError("no memory for the thread pool")
         self.obs = np.zeros((B, self.obs_size), np.int8)
         self.final_obs = np.zeros((B, self.obs_size), np.int8)
         self.mask = np.zeros((B, self.num_actions), np.int8)
@@ -374,7 +390,6 @@ cdef class Batch:
         """
         cdef Py_ssize_t i, bad, n = self.n
         cdef Ctx *c = &self.c
-        cdef int threads = min(self.num_threads, n // MIN_SLOTS_PER_THREAD)
         if not self._seeded:
             raise ValueError("step() before reset()")
         if type(actions) is not np.ndarray:
@@ -395,15 +410,12 @@ cdef class Batch:
             what = (f"({self._labels[a]}) is not legal" if 0 <= a < self.num_actions
                     else f"is out of range 0..{self.num_actions - 1}")
             raise ValueError(f"slot {bad}: action {a} {what}; legal: {legal} (no slot moved)")
-        if threads <= 1:
-            with nogil:
+        with nogil:
+            if self.pool == NULL:
                 for i in range(n):
                     _step_slot(c, i)
-        else:
-            # Dynamic chunks: on a loaded machine a thread that is not scheduled leaves its
-            # chunks to the others instead of holding the whole step at the barrier.
-            for i in prange(n, nogil=True, num_threads=threads, schedule="dynamic", chunksize=CHUNK):
-                _step_slot(c, i)
+            else:
+                sg_pool_run(self.pool, _step_range, c, n, CHUNK)
 
     def legal_actions(self, Py_ssize_t slot):
         """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""

@@ -294,3 +294,28 @@ def test_no_allocation_per_step():
     finally:
         tracemalloc.stop()
     assert now - start < 4096 and peak - start < 64 * 1024
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_steps_a_threaded_batch_alone():
+    import os
+
+    b = make_batch(TetHsiGame(), 1024, seed=2, num_threads=2)
+    b.reset()
+    rng = np.random.default_rng(0)
+    b.step(b.sample(rng))
+    twin = make_batch(TetHsiGame(), 1024, seed=2)
+    twin.reset()
+    twin.step(twin.sample(np.random.default_rng(0)))
+    pid = os.fork()
+    if pid == 0:  # the child has no pool workers: the caller must do every chunk itself
+        try:
+            r2 = np.random.default_rng(1)
+            for _ in range(50):
+                b.step(b.sample(r2))
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    np.testing.assert_array_equal(b.obs, twin.obs)  # the parent's batch is untouched by the child
