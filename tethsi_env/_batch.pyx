@@ -398,10 +398,8 @@ cdef class Batch:
         if actions.shape != (n,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array of shape ({n},), got "
                              f"{actions.dtype} {actions.shape}")
+        # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
         np.copyto(self._actions, actions, casting="unsafe")
-        if actions.dtype.kind == "u" and actions.dtype.itemsize == 8:
-            # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
-            pass
         with nogil:
             bad = _first_bad(c, n)
         if bad >= 0:
