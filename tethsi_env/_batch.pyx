@@ -26,7 +26,7 @@ cimport numpy as cnp
 import numpy as np
 
 from setgames.batch import AUTORESET_MODES, LEARNER_SEAT_MODES, OPPONENTS
-from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS
+from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
@@ -50,10 +50,13 @@ cdef int CHUNK = 64  # slots a thread claims at a time
 
 cdef uint64_t C_TAG_OPP = TAG_OPPONENTS
 cdef uint64_t C_TAG_SEAT = TAG_LEARNER_SEAT
+cdef uint64_t C_TAG_SAMPLER = TAG_SAMPLER
 
 ctypedef struct Ctx:
     TState *st
     sg_pcg64 *opp_rng          # per slot: the opponents' draws of the current game
+    sg_pcg64 *sampler          # per slot: the draws of sample() without a generator
+    long long *sample_out      # where that sample() writes (set by each call)
     uint64_t *slot_seed
     uint64_t *game_seed
     uint64_t *final_seed
@@ -185,6 +188,20 @@ cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         _step_slot(<Ctx *> arg, i)
 
 
+cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``sample()`` of slots ``lo`` to ``hi - 1`` from their own streams (a pool task)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef int legal[TH_MAX_ACTIONS]
+    cdef int m
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        if c.status[i] != LIVE or th_over(&c.st[i]):
+            c.sample_out[i] = 0
+            continue
+        m = th_legal(&c.st[i], legal)
+        c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
+
+
 cdef Py_ssize_t _first_bad(Ctx *c, Py_ssize_t n) noexcept nogil:
     """The first slot whose action is out of range or illegal (ignoring slots that take none), or -1."""
     cdef Py_ssize_t i
@@ -235,12 +252,14 @@ cdef class Batch:
     def __cinit__(self):
         self.c.st = NULL
         self.c.opp_rng = NULL
+        self.c.sampler = NULL
         self.pool = NULL
 
     def __dealloc__(self):
         sg_pool_free(self.pool)
         free(self.c.st)
         free(self.c.opp_rng)
+        free(self.c.sampler)
 
     def __init__(self, game, int num_envs, seed=None, int num_threads=1, opponents=None,
                  learner_seat=0, autoreset="same_step"):
@@ -274,7 +293,8 @@ cdef class Batch:
         B = num_envs
         self.c.st = <TState *> calloc(B, sizeof(TState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
-        if self.c.st == NULL or self.c.opp_rng == NULL:
+        self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
             raise MemoryError(f"no memory for {B} Tet Hsi games")
         if num_threads > 1 and B >= 2 * MIN_SLOTS_PER_THREAD:
             self.pool = sg_pool_new(min(num_threads, B // MIN_SLOTS_PER_THREAD))
@@ -335,8 +355,13 @@ cdef class Batch:
             self._reseed(int(seed), None)
 
     cdef void _reseed(self, object master, object where):
-        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if None)."""
+        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
+        None), and their sampler streams."""
+        cdef Py_ssize_t i
         seeds = (np.arange(self.n, dtype=np.uint64) + np.uint64(master & MASK63)) & np.uint64(MASK63)
+        for i in range(self.n):
+            if where is None or where[i]:
+                sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
         if where is None:
             self._slot_seed[:] = seeds
             self.game_index.flags.writeable = True
@@ -426,16 +451,23 @@ cdef class Batch:
         m = th_legal(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
-    def sample(self, rng, out=None):
-        """A uniform random legal action in every slot, drawn in C from the numpy
-        ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
-        moving ``rng`` as those calls would (slots that take no action get 0 and draw
-        nothing). Writes into ``out`` (an int64 array of shape ``(num_envs,)``) or a new array.
+    def sample(self, rng=None, out=None):
+        """A uniform random legal action in every slot, drawn in C.
+
+        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
+        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
+        one thread). Without one: each slot draws from its own stream, seeded with
+        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
+        (or the constructor) seeds slot ``i``, split over the threads like the step.
+        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
+        array of shape ``(num_envs,)``) or a new array.
         """
         cdef Py_ssize_t i, n = self.n
         cdef int legal[TH_MAX_ACTIONS]
         cdef int m
-        cdef bitgen_t *bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+        cdef bitgen_t *bg
+        if not self._seeded:
+            raise ValueError("sample() before reset()")
         if out is None:
             out = np.empty(n, np.int64)
         elif type(out) is not np.ndarray or out.dtype != np.int64 or out.shape != (n,) \
@@ -443,6 +475,15 @@ cdef class Batch:
             raise ValueError(f"out must be a writable contiguous int64 array of shape ({n},)")
         cdef long long *o = <long long *> cnp.PyArray_DATA(out)
         cdef Ctx *c = &self.c
+        if rng is None:
+            c.sample_out = o
+            with nogil:
+                if self.pool == NULL:
+                    _sample_range(c, 0, n)
+                else:
+                    sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
+            return out
+        bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
         with rng.bit_generator.lock, nogil:
             for i in range(n):
                 if c.status[i] != LIVE or th_over(&c.st[i]):

@@ -19,12 +19,14 @@ True
 
 from __future__ import annotations
 
-__all__ = ["MASK63", "TAG_LEARNER_SEAT", "TAG_OPPONENTS", "game_seed", "mix64", "slot_seed", "tag_seed"]
+__all__ = ["MASK63", "TAG_LEARNER_SEAT", "TAG_OPPONENTS", "TAG_SAMPLER", "game_seed", "mix64", "slot_seed",
+           "tag_seed"]
 
 MASK63 = (1 << 63) - 1  # seeds stay below 2**63, what raw_env draws and accepts everywhere
 _M64 = (1 << 64) - 1
 TAG_OPPONENTS = 1  # the stream of the opponents' draws (random moves, greedy ties)
 TAG_LEARNER_SEAT = 2  # the draw of the learner's seat when it is random per game
+TAG_SAMPLER = 3  # a slot's stream of Batch.sample() without a generator (tagged on the slot seed)
 
 
 def mix64(x: int) -> int:

@@ -5,7 +5,7 @@ in one run, round-robin with the other cases so that every ratio is paired
 within a repeat: ``raw_env`` with random legal play; ``SingleAgentEnv``
 against ``greedy`` (learner steps, the learner uniform over
 ``action_masks()``); the batch in self-play with the C sampler
-(``Batch.sample``) for B in :data:`BATCH_SIZES` at 1 and 2 threads; the
+(``Batch.sample`` on each slot's own stream) for B in :data:`BATCH_SIZES` at 1 and 2 threads; the
 batch with the learner against the compiled greedy bot inside the step
 (learner steps); and pgx sparrow_mahjong (CPU, B=1024, auto-reset) when jax
 and pgx are importable. A batch row's steps are slot steps (B per call; with
@@ -39,7 +39,6 @@ def _batch_run(game: Any, size: int, threads: int, opponents: str | None,
     b = make_batch(game, size, seed=seed, num_threads=threads, opponents=opponents,
                    learner_seat="rotate" if opponents else 0)
     b.reset()
-    rng = np.random.default_rng(seed)
     out = np.zeros(size, np.int64)
     calls = max(1, SLOT_STEPS_PER_CALL // size)
     step, sample, index = b.step, b.sample, b.game_index
@@ -47,7 +46,7 @@ def _batch_run(game: Any, size: int, threads: int, opponents: str | None,
     def run(_seed: int) -> tuple[int, int]:
         before = int(index.sum())
         for _ in range(calls):
-            step(sample(rng, out))
+            step(sample(None, out))  # each slot's own stream, split over the threads like the step
         return size * calls, int(index.sum()) - before
 
     return run

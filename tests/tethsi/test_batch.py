@@ -319,3 +319,23 @@ def test_a_forked_child_steps_a_threaded_batch_alone():
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     np.testing.assert_array_equal(b.obs, twin.obs)  # the parent's batch is untouched by the child
+
+
+@pytest.mark.parametrize("num_envs,num_threads", [(40, 1), (600, 2)])
+def test_sample_without_a_generator_draws_each_slot_from_its_own_stream(num_envs, num_threads):
+    b = make_batch(TetHsiGame(), num_envs, seed=77, num_threads=num_threads)
+    b.reset()
+    streams = [np.random.default_rng(seeds.tag_seed(seeds.slot_seed(77, i), seeds.TAG_SAMPLER))
+               for i in range(num_envs)]
+    out = np.zeros(num_envs, np.int64)
+    for _ in range(60):
+        want = []
+        for i in range(num_envs):
+            legal = b.legal_actions(i)
+            want.append(legal[int(streams[i].integers(len(legal)))])
+        assert b.sample(out=out) is out and out.tolist() == want
+        b.step(out)
+    b.reset(seed=5)  # re-seeding restarts the streams from the new slot seeds
+    first = np.random.default_rng(seeds.tag_seed(5, seeds.TAG_SAMPLER))
+    legal = b.legal_actions(0)
+    assert b.sample()[0] == legal[int(first.integers(len(legal)))]
