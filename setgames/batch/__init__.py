@@ -32,8 +32,10 @@ The protocol a game's ``Batch`` class provides (Tet Hsi's:
   opponents, game ends and autoresets, without the GIL; bad input raises
   ``ValueError`` naming the slot, the action and the legal ids, before any
   slot moves.
-- ``sample(rng, out=None)``: a uniform legal action per slot, drawn in C from
-  a numpy ``Generator`` (``legal[rng.integers(len(legal))]`` slot by slot).
+- ``sample(rng=None, out=None)``: a uniform legal action per slot, drawn in C
+  from a numpy ``Generator`` (``legal[rng.integers(len(legal))]`` slot by
+  slot) or, without one, from each slot's own stream (seeded from its slot
+  seed, :data:`setgames.batch.seeds.TAG_SAMPLER`), split over the threads.
 - ``legal_actions(slot)``: the legal ids of one slot.
 
 Seeds: see :mod:`setgames.batch.seeds` (slot ``i``'s ``k``-th game, the
