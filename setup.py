@@ -1,22 +1,32 @@
 """Build the compiled engines (``<game>_env/_engine.pyx``, see :mod:`setgames.engine`), the
-games' other compiled parts (``<game>_env/_*.pyx``, e.g. Tu Sac's greedy bot) and
+games' other compiled parts (``<game>_env/_*.pyx``: the batched engines ``_batch.pyx``, see
+:mod:`setgames.batch`, and the compiled bots), the batch core (``setgames/batch/_*.pyx``) and
 the compiled seed hashing (``setgames/_seedhash.pyx``, see :mod:`setgames.seeding`).
 
 Everything else about the package is in ``pyproject.toml``. The extensions are
 optional: without a C compiler the install still succeeds and the envs step
-the pure-Python rules layer (slower, same games).
+the pure-Python rules layer (slower, same games). The batched engines split a
+batch over threads with their own small pthread pool (``setgames/batch/_pool.pxd``,
+no OpenMP needed).
 """
 
+import os
+import sys
 from glob import glob
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-extensions = [
-    Extension(path[:-4].replace("/", "."), [path], optional=True, include_dirs=[numpy.get_include()],
-              define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
-    for path in sorted(glob("*_env/_*.pyx") + glob("setgames/_*.pyx"))
-]
+_SOURCES = sorted(glob("*_env/_*.pyx") + glob("setgames/_*.pyx") + glob("setgames/batch/_*.pyx"))
 
-setup(ext_modules=cythonize(extensions, language_level=3, quiet=True))
+
+def _extension(path: str) -> Extension:
+    threaded = os.path.basename(path) == "_batch.pyx" and sys.platform != "win32"
+    return Extension(path[:-4].replace("/", "."), [path], optional=True, include_dirs=[numpy.get_include()],
+                     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+                     extra_compile_args=["-pthread"] if threaded else [],
+                     extra_link_args=["-pthread"] if threaded else [])
+
+
+setup(ext_modules=cythonize([_extension(p) for p in _SOURCES], language_level=3, quiet=True))

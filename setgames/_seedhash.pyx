@@ -27,7 +27,7 @@ cdef uint32_t MIX_MULT_R = 0x4973F715
 cdef int XSHIFT = 16
 
 
-cdef inline uint32_t _hashmix(uint32_t value, uint32_t *hash_const) noexcept:
+cdef inline uint32_t _hashmix(uint32_t value, uint32_t *hash_const) noexcept nogil:
     value ^= hash_const[0]
     hash_const[0] *= MULT_A
     value *= hash_const[0]
@@ -35,17 +35,31 @@ cdef inline uint32_t _hashmix(uint32_t value, uint32_t *hash_const) noexcept:
     return value
 
 
-cdef inline uint32_t _mix(uint32_t x, uint32_t y) noexcept:
+cdef inline uint32_t _mix(uint32_t x, uint32_t y) noexcept nogil:
     cdef uint32_t result = MIX_MULT_L * x - MIX_MULT_R * y
     result ^= result >> XSHIFT
     return result
 
 
+cdef void _pool_words(const uint32_t *words, int n, uint32_t *pool) noexcept nogil:
+    """numpy's entropy pool of the ``n`` >= 1 entropy words at ``words`` (low first)."""
+    cdef uint32_t hash_const = INIT_A
+    cdef int i, j
+    for i in range(POOL):
+        pool[i] = _hashmix(words[i] if i < n else 0, &hash_const)
+    for i in range(POOL):
+        for j in range(POOL):
+            if i != j:
+                pool[j] = _mix(pool[j], _hashmix(pool[i], &hash_const))
+    for i in range(POOL, n):
+        for j in range(POOL):
+            pool[j] = _mix(pool[j], _hashmix(words[i], &hash_const))
+
+
 cdef int _pool(object seed, uint32_t *pool) except -1:
     """numpy's entropy pool of the int ``seed`` (its 32-bit words, low first, at least one)."""
     cdef uint32_t words[MAX_WORDS]
-    cdef uint32_t hash_const = INIT_A
-    cdef int n = 0, i, j
+    cdef int n = 0
     if seed < 0:
         raise ValueError(f"seed {seed!r} must be non-negative")
     while True:
@@ -56,19 +70,11 @@ cdef int _pool(object seed, uint32_t *pool) except -1:
         seed >>= 32
         if not seed:
             break
-    for i in range(POOL):
-        pool[i] = _hashmix(words[i] if i < n else 0, &hash_const)
-    for i in range(POOL):
-        for j in range(POOL):
-            if i != j:
-                pool[j] = _mix(pool[j], _hashmix(pool[i], &hash_const))
-    for i in range(POOL, n):
-        for j in range(POOL):
-            pool[j] = _mix(pool[j], _hashmix(words[i], &hash_const))
+    _pool_words(words, n, pool)
     return 0
 
 
-cdef inline uint32_t _out(uint32_t *pool, int i, uint32_t *hash_const) noexcept:
+cdef inline uint32_t _out(uint32_t *pool, int i, uint32_t *hash_const) noexcept nogil:
     cdef uint32_t v = pool[i % POOL] ^ hash_const[0]
     hash_const[0] *= MULT_B
     v *= hash_const[0]
@@ -101,3 +107,21 @@ def seed_state64(object seed, int n_words):
         hi = _out(pool, 2 * i + 1, &hash_const)
         data[i] = lo | (<uint64_t> hi << 32)
     return out
+
+
+cdef void seed_state_u64(uint64_t seed, uint64_t *out, int n_words) noexcept nogil:
+    """``SeedSequence(seed).generate_state(n_words, np.uint64)`` into ``out``, for a seed
+    below 2**64, without the GIL: what a batched engine needs to seed ``PCG64(seed)``
+    in C when a slot deals its next game (see :mod:`setgames.batch`)."""
+    cdef uint32_t words[2]
+    cdef uint32_t pool[POOL]
+    cdef uint32_t hash_const = INIT_B
+    cdef uint32_t lo, hi
+    cdef int i
+    words[0] = <uint32_t> seed
+    words[1] = <uint32_t> (seed >> 32)
+    _pool_words(words, 2 if words[1] else 1, pool)
+    for i in range(n_words):
+        lo = _out(pool, 2 * i, &hash_const)
+        hi = _out(pool, 2 * i + 1, &hash_const)
+        out[i] = lo | (<uint64_t> hi << 32)

@@ -49,6 +49,8 @@ class Game(abc.ABC, Generic[S]):
     version: ClassVar[int] = 0
     # Module of the game's compiled engine (see setgames.engine), None for none.
     engine_module: ClassVar[str | None] = None
+    # Module of the game's batched engine (a ``Batch`` class, see setgames.batch), None for none.
+    batch_module: ClassVar[str | None] = None
 
     config: Any
     num_players: int

@@ -5,7 +5,10 @@ Each game of :mod:`setgames.registry` gets the id ``setgames/<name>-v0``
 registry's names, so the ids follow the ``<name>_v0`` AEC env names). The
 entry point is :class:`~setgames.wrappers.SingleAgentEnv` with
 ``game=<name>``; keywords given to ``gymnasium.make`` are its options and the
-game's config::
+game's config. The vector entry point is the batched view,
+:class:`~setgames.batch.gym_vector.BatchVectorEnv`, so that
+``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")``
+steps the game's batched engine in C (a game without one refuses there)::
 
     import gymnasium, setgames
     env = gymnasium.make("setgames/bharg-v0", opponents="greedy", num_players=3)
@@ -16,12 +19,6 @@ game's config::
 Without importing setgames first: ``gymnasium.make("setgames:setgames/bharg-v0")``
 (Gymnasium imports the module before the ``:``). Gymnasium 1.x loads no
 plugin entry points, hence the registration on import.
-
-No batched view is registered yet: ``gymnasium.make_vec(id)`` runs the
-single-agent view in Gymnasium's own sync or async vector env. A batched
-view belongs on the same id as its ``vector_entry_point`` (in
-:func:`register_envs`), so that ``vectorization_mode="vector_entry_point"``
-builds it.
 """
 
 from __future__ import annotations
@@ -30,9 +27,10 @@ import gymnasium
 
 from setgames.registry import GAME_NAMES
 
-__all__ = ["ENTRY_POINT", "ENV_IDS", "register_envs"]
+__all__ = ["ENTRY_POINT", "ENV_IDS", "VECTOR_ENTRY_POINT", "register_envs"]
 
 ENTRY_POINT = "setgames.wrappers.single_agent:SingleAgentEnv"
+VECTOR_ENTRY_POINT = "setgames.batch.gym_vector:BatchVectorEnv"
 ENV_IDS = {name: f"setgames/{name}-v0" for name in GAME_NAMES}
 
 
@@ -45,5 +43,6 @@ def register_envs() -> list[str]:
     """
     for name, env_id in ENV_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=ENTRY_POINT, kwargs={"game": name})
+            gymnasium.register(env_id, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT,
+                               kwargs={"game": name})
     return list(ENV_IDS.values())

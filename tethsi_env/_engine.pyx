@@ -4,6 +4,12 @@
 The protocol is :mod:`setgames.engine`'s; the rules layer stays the reference
 and ``tests/tethsi/test_engine.py`` holds this module to it step by step.
 
+The game is a C struct (:file:`_engine.pxd`) stepped by ``nogil`` functions
+(deal, legal mask and list, apply, observe, returns) that this module defines
+once: :class:`Engine` holds one struct for the AEC env, and
+:class:`tethsi_env._batch.Batch` an array of them, stepped in one call
+without the GIL (the issue #17 protocol, :mod:`setgames.batch`).
+
 The state lives in C: card zones as 64-bit masks (bit ``i`` = card ``i``, as
 the rules layer's Python ints), the draw pile as an id array (top card last),
 the Sets put aside as small arrays. The public event record is kept as
@@ -24,16 +30,16 @@ from libc.string cimport memcpy, memset
 
 cimport numpy as cnp
 
+from setgames.batch._rng cimport sg_lemire, sg_pcg64, sg_pcg64_next32_v, sg_shuffle_schar
+
 cnp.import_array()
 
 from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
 from setgames.engine import rebuild as _from_json_state
 from tethsi_env import rules as _rules
-from tethsi_env.layout import (ACTION_ARG, ACTION_KIND, LAYOUT, NOTHING, OBS_SPEC, PAIR_ACTION, PLAY_START,
-                               SET_FIRST_MASK, SET_PARTNERS_ABOVE, TAKE, ActionKind, Phase)
-
-ctypedef unsigned long long u64
+from tethsi_env.layout import (ACTION_ARG, ACTION_KIND, HAND_SIZE, LAYOUT, NOTHING, OBS_SPEC, PAIR_ACTION,
+                               PLAY_START, SET_FIRST_MASK, SET_PARTNERS_ABOVE, TAKE, ActionKind, Phase)
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(u64 x) nogil
@@ -42,15 +48,16 @@ cdef extern from *:
 
 # --------------------------------------------------------------------------- sizes and constants
 cdef enum:
-    NCARDS = 36       # standard Decktet cards (checked against setgames.cards below)
-    MAX_ACTIONS = 1024
-    MAX_SETS = 12     # 36 distinct cards make at most 12 Sets per seat
+    NCARDS = TH_NCARDS
+    MAX_ACTIONS = TH_MAX_ACTIONS
+    MAX_SETS = TH_MAX_SETS
     # C event records kept before they are flushed to the Python list; smaller than a
     # long game's record (up to ~80 events) so that tests reach the flush.
     EVENT_CAP = 64
 
 assert NUM_STANDARD == NCARDS
 EVENT_CAPACITY = EVENT_CAP  # for the tests
+assert EVENT_CAP == 64  # the size of Engine.ev in _engine.pxd
 assert LAYOUT.n <= MAX_ACTIONS
 
 cdef int N_ACTIONS = LAYOUT.n
@@ -163,11 +170,6 @@ cdef enum:
     EV_DISCARD, EV_TAKE, EV_NOTHING, EV_SET, EV_PLAY, EV_WIN, EV_TIE, EV_REVEAL
 _EVENT_NAMES = ("discard", "take", "nothing", "set", "play", "win", "tie", "reveal")
 
-ctypedef struct Event:
-    unsigned char kind
-    unsigned char seat
-    signed char a, b, c, k
-
 
 cdef inline void _expand36(unsigned char *out, u64 m) noexcept nogil:
     """Card mask ``m`` as 36 bytes of 0/1 at ``out`` (writes 40: the caller's next block covers the rest)."""
@@ -178,8 +180,276 @@ cdef inline void _expand36(unsigned char *out, u64 m) noexcept nogil:
     memcpy(out + 32, &EXPAND[(m >> 32) & 255], 8)
 
 
+# --------------------------------------------------------------------------- rewards and the deal
+cdef float WIN_R[2][2]   # [winner][seat], the rules layer's _WIN
+cdef float TIE_R[2]
+cdef int DEAL_HAND = HAND_SIZE
+assert 2 * HAND_SIZE + 2 <= NCARDS
+
+
+def _fill_reward_tables():
+    cdef int w, s
+    for w in range(2):
+        for s in range(2):
+            WIN_R[w][s] = _WIN[w][s]
+    for s in range(2):
+        TIE_R[s] = _TIE[s]
+
+
+_fill_reward_tables()
+
+
+# --------------------------------------------------------------------------- the game in C
+cdef int th_n_actions() noexcept nogil:
+    """Size of the action space."""
+    return N_ACTIONS
+
+
+cdef int th_obs_size() noexcept nogil:
+    """Length of an observation."""
+    return OBS_N
+
+
+cdef bint th_over(const TState *s) noexcept nogil:
+    """Whether the game has ended."""
+    return s.phase == PH_OVER
+
+
+cdef void th_deal(TState *s, sg_pcg64 *rng, int first_player) noexcept nogil:
+    """``game.new_state(Generator(PCG64(seed)))`` into ``s``, ``rng`` being ``PCG64(seed)``:
+    the same shuffle of the 36 ids, then ``integers(2)`` when ``first_player`` is -1
+    (``"random"``), and the rules layer's deal order (see :mod:`tethsi_env.rules`)."""
+    cdef signed char deck[NCARDS]
+    cdef int i, first
+    for i in range(NCARDS):
+        deck[i] = i
+    sg_shuffle_schar(rng, deck, NCARDS)
+    first = <int> sg_lemire(sg_pcg64_next32_v, rng, 2) if first_player < 0 else first_player
+    memset(s, 0, sizeof(TState))
+    for i in range(DEAL_HAND):
+        s.concealed[0] |= 1ULL << deck[i]
+        s.concealed[1] |= 1ULL << deck[DEAL_HAND + i]
+    s.center = (1ULL << deck[2 * DEAL_HAND]) | (1ULL << deck[2 * DEAL_HAND + 1])
+    s.npile = NCARDS - 2 * DEAL_HAND - 2
+    memcpy(s.pile, deck + 2 * DEAL_HAND + 2, s.npile)
+    s.remaining = -1
+    s.seat = first
+    s.phase = PH_DISCARD
+    s.first_player = first
+    s.winner = -1
+    s.turn = 1
+
+
+cdef void th_fill_mask(const TState *s, char *m) noexcept nogil:
+    """Set the legal actions' bytes of the zeroed ``N_ACTIONS`` bytes at ``m``."""
+    cdef u64 c, hand, rest, ys
+    cdef int x, r, phase = s.phase
+    if phase == PH_DISCARD:
+        c = s.center
+        if c:
+            m[ctz64(c)] = 1
+            c &= c - 1
+            if c:
+                m[63 - clz64(c)] = 1
+    elif phase == PH_CHOOSE:
+        hand = s.concealed[s.seat] | s.front[s.seat]
+        m[A_TAKE] = 1
+        m[A_NOTHING] = 1
+        r = s.remaining
+        rest = hand & FIRST_MASK[r]
+        while rest:
+            x = ctz64(rest)
+            rest &= rest - 1
+            ys = ABOVE[r][x] & hand
+            while ys:
+                m[PAIR_ID[x][ctz64(ys)]] = 1
+                ys &= ys - 1
+    elif phase == PH_PLAY:
+        hand = s.concealed[s.seat] | s.front[s.seat]
+        while hand:
+            m[A_PLAY_START + ctz64(hand)] = 1
+            hand &= hand - 1
+
+
+cdef int th_legal(const TState *s, int *out) noexcept nogil:
+    """The legal action ids, ascending, into ``out`` (room for ``N_ACTIONS``); their count.
+
+    The same walk as :func:`th_fill_mask`; a discard with an empty center (a
+    hand-built state only) lists nothing here."""
+    cdef u64 c, hand, rest, ys
+    cdef int x, r, n = 0, phase = s.phase
+    if phase == PH_DISCARD:
+        c = s.center
+        if c:
+            out[0] = ctz64(c)
+            n = 1
+            c &= c - 1
+            if c:
+                out[1] = 63 - clz64(c)
+                n = 2
+    elif phase == PH_CHOOSE:
+        hand = s.concealed[s.seat] | s.front[s.seat]
+        out[0] = A_TAKE
+        out[1] = A_NOTHING
+        n = 2
+        r = s.remaining
+        rest = hand & FIRST_MASK[r]
+        while rest:
+            x = ctz64(rest)
+            rest &= rest - 1
+            ys = ABOVE[r][x] & hand
+            while ys:
+                out[n] = PAIR_ID[x][ctz64(ys)]
+                n += 1
+                ys &= ys - 1
+    elif phase == PH_PLAY:
+        hand = s.concealed[s.seat] | s.front[s.seat]
+        while hand:
+            out[n] = A_PLAY_START + ctz64(hand)
+            n += 1
+            hand &= hand - 1
+    return n
+
+
+cdef bint th_is_legal(const TState *s, int action) noexcept nogil:
+    """Whether ``action`` (in range) is legal now, by the same rules as :func:`th_fill_mask`."""
+    cdef u64 c, hand
+    cdef int x, r, phase = s.phase, kind = ACT_KIND[action]
+    if phase == PH_DISCARD:
+        c = s.center
+        if kind != K_DISCARD or not c:
+            return False
+        x = ctz64(c)
+        c &= c - 1
+        return action == x or (c != 0 and action == 63 - clz64(c))
+    if phase == PH_OVER:
+        return False
+    hand = s.concealed[s.seat] | s.front[s.seat]
+    if phase == PH_CHOOSE:
+        if kind == K_TAKE or kind == K_NOTHING:
+            return True
+        if kind != K_SET:
+            return False
+        r = s.remaining
+        x = ACT_X[action]
+        # The walk of the mask reaches (x, y) when x is a first card of r in the
+        # hand and y one of its partners above x in the hand (set actions have x < y).
+        return ((hand & FIRST_MASK[r]) >> x) & 1 and ((ABOVE[r][x] & hand) >> ACT_Y[action]) & 1
+    if phase == PH_PLAY:
+        return kind == K_PLAY and (hand >> (action - A_PLAY_START)) & 1
+    return False
+
+
+cdef inline int _th_reveal(TState *s, int p) noexcept nogil:
+    """End of seat ``p``'s turn: the pile's top card to the center, or a tie on an empty pile."""
+    if s.npile == 0:
+        s.phase = PH_OVER
+        return TH_TIED
+    s.npile -= 1
+    s.center |= 1ULL << s.pile[s.npile]
+    s.seat = p ^ 1
+    s.phase = PH_DISCARD
+    s.turn += 1
+    return TH_RUNNING
+
+
+cdef int th_apply(TState *s, int action) noexcept nogil:
+    """Play the legal ``action`` (not re-checked; a Set needs fewer than ``MAX_SETS`` Sets
+    of the mover); returns ``TH_RUNNING``, ``TH_WON`` or ``TH_TIED``.
+
+    After a reveal the card revealed is ``s.pile[s.npile]`` (popped, not cleared)."""
+    cdef int kind = ACT_KIND[action], p = s.seat, r, x, y, k, card, n
+    cdef u64 bit, bits
+    if kind == K_DISCARD:
+        bit = 1ULL << action
+        s.center ^= bit
+        s.discard |= bit
+        s.remaining = 63 - clz64(s.center) if s.center else -1
+        s.phase = PH_CHOOSE
+        return TH_RUNNING
+    if kind == K_TAKE:
+        s.front[p] |= 1ULL << s.remaining
+        s.center = 0
+        s.remaining = -1
+        s.phase = PH_PLAY
+        return TH_RUNNING
+    if kind == K_NOTHING:
+        s.remaining = -1
+        return _th_reveal(s, p)
+    if kind == K_SET:
+        x = ACT_X[action]
+        y = ACT_Y[action]
+        r = s.remaining
+        k = SET_KIND[action][r]
+        bits = (1ULL << x) | (1ULL << y)
+        s.concealed[p] &= ~bits
+        s.front[p] &= ~bits
+        s.set_cards[p] |= bits | (1ULL << r)
+        n = s.nsets[p]
+        s.sets[p][n][0] = x
+        s.sets[p][n][1] = y
+        s.sets[p][n][2] = r
+        s.sets[p][n][3] = k
+        s.nsets[p] = n + 1
+        s.kind_count[p][k] += 1
+        s.center = 0
+        s.remaining = -1
+        if not (s.concealed[p] | s.front[p]):
+            s.phase = PH_OVER
+            s.winner = p
+            return TH_WON
+        s.phase = PH_PLAY
+        return TH_RUNNING
+    # play
+    card = action - A_PLAY_START
+    bit = 1ULL << card
+    if s.concealed[p] & bit:
+        s.concealed[p] ^= bit
+    else:
+        s.front[p] ^= bit
+    s.center |= bit
+    return _th_reveal(s, p)
+
+
+cdef void th_observe(const TState *s, int seat, unsigned char *out) noexcept nogil:
+    """``seat``'s observation (``game.observe``) into the ``OBS_N`` bytes at ``out``.
+
+    The blocks go in offset order and each one's 4-byte spill is covered by the
+    next (checked at import), so ``out`` may be a row of a larger array."""
+    cdef int opp = seat ^ 1, k, phase = s.phase
+    _expand36(out + O_MY_CONCEALED, s.concealed[seat])
+    _expand36(out + O_MY_FRONT, s.front[seat])
+    _expand36(out + O_OPP_FRONT, s.front[opp])
+    _expand36(out + O_CENTER, s.center)
+    _expand36(out + O_REMAINING, (1ULL << s.remaining) if s.remaining >= 0 else 0)
+    _expand36(out + O_DISCARD, s.discard)
+    _expand36(out + O_MY_SETS, s.set_cards[seat])
+    _expand36(out + O_OPP_SETS, s.set_cards[opp])
+    k = PHASE_BITS[phase]
+    out[O_PHASE] = k & 1
+    out[O_PHASE + 1] = (k >> 1) & 1
+    out[O_PHASE + 2] = (k >> 2) & 1
+    out[O_MY_TURN] = phase != PH_OVER and s.seat == seat
+    for k in range(NKINDS):
+        out[O_MY_KINDS + k] = s.kind_count[seat][k]
+        out[O_OPP_KINDS + k] = s.kind_count[opp][k]
+    out[O_OPP_COUNT] = popcount64(s.concealed[opp])
+    out[O_PILE] = s.npile
+
+
+cdef void th_returns(const TState *s, float *out) noexcept nogil:
+    """Per-seat returns (``game.returns``): +1 / -1 for a win, 0 / 0 otherwise."""
+    if s.phase == PH_OVER and s.winner >= 0:
+        out[0] = WIN_R[s.winner][0]
+        out[1] = WIN_R[s.winner][1]
+    else:
+        out[0] = TIE_R[0]
+        out[1] = TIE_R[1]
+
+
+# --------------------------------------------------------------------------- the single-game engine
 cdef class Engine:
-    """A Tet Hsi game in C arrays, stepped like :class:`tethsi_env.rules.TetHsiGame`.
+    """A Tet Hsi game in one C struct, stepped like :class:`tethsi_env.rules.TetHsiGame`.
 
     Args:
         game: the :class:`~tethsi_env.rules.TetHsiGame` whose rules this engine
@@ -187,29 +457,17 @@ cdef class Engine:
             layer makes; the engine takes dealt states through :meth:`load`).
     """
 
-    cdef object _game
-    cdef u64 concealed[2]
-    cdef u64 front[2]
-    cdef u64 set_cards[2]
-    cdef u64 center, discard
-    cdef int remaining, seat, phase, first_player, winner
-    cdef long turn
-    cdef object reason
-    cdef signed char pile[NCARDS]
-    cdef int npile
-    cdef signed char sets[2][MAX_SETS][4]   # (x, y, remaining card, kind index)
-    cdef int nsets[2]
-    cdef unsigned char kind_count[2][8]
-    cdef list _events          # event tuples up to the last flush (the loaded ones first)
-    cdef Event ev[EVENT_CAP]   # events since
-    cdef int nev
-    cdef object _final         # rules-layer state for outcome() / is_truncated(), None once stale
+    # Attributes are declared in _engine.pxd (the greedy bot reads the struct).
 
     def __init__(self, game):
         self._game = game
         self._events = []
         self.nev = 0
         self._final = None
+        memset(&self.st, 0, sizeof(TState))
+        self.st.phase = PH_OVER
+        self.st.remaining = -1
+        self.st.winner = -1
 
     # ------------------------------------------------------------- state in / out
     def load(self, state):
@@ -220,6 +478,7 @@ cdef class Engine:
                 refused before anything is copied.
         """
         cdef int s, i, c
+        cdef TState *st = &self.st
         # The rules layer's validator first: nothing is copied from a refused state,
         # and what passes is in range for the unchecked C below.
         self._game.validate(state)
@@ -232,37 +491,41 @@ cdef class Engine:
         if len(pile) > NCARDS:
             raise ValueError(f"draw pile of {len(pile)} cards is longer than the deck")
         for s in range(2):
-            self.concealed[s] = state.concealed[s]
-            self.front[s] = state.front[s]
-            self.set_cards[s] = state.set_cards[s]
             sets = state.sets[s]
             if len(sets) > MAX_SETS:
                 raise ValueError(f"seat {s} has {len(sets)} Sets, more than the deck allows")
-            self.nsets[s] = len(sets)
-            memset(self.kind_count[s], 0, sizeof(self.kind_count[s]))
+            for i in range(len(sets)):
+                if not (0 <= sets[i][3] < NKINDS):
+                    raise ValueError(f"Set {sets[i]!r} has no kind index 0..{NKINDS - 1}")
+        for i in range(len(pile)):
+            if not (0 <= pile[i] < NCARDS):
+                raise ValueError(f"pile card {pile[i]!r} is not a standard card id")
+        for s in range(2):
+            st.concealed[s] = state.concealed[s]
+            st.front[s] = state.front[s]
+            st.set_cards[s] = state.set_cards[s]
+            sets = state.sets[s]
+            st.nsets[s] = len(sets)
+            memset(st.kind_count[s], 0, sizeof(st.kind_count[s]))
             for i in range(len(sets)):
                 x, y, r, k = sets[i]
-                if not (0 <= k < NKINDS):
-                    raise ValueError(f"Set {sets[i]!r} has no kind index 0..{NKINDS - 1}")
-                self.sets[s][i][0] = x
-                self.sets[s][i][1] = y
-                self.sets[s][i][2] = r
-                self.sets[s][i][3] = k
-                self.kind_count[s][k] += 1
-        self.center = state.center
-        self.discard = state.discard
+                st.sets[s][i][0] = x
+                st.sets[s][i][1] = y
+                st.sets[s][i][2] = r
+                st.sets[s][i][3] = k
+                st.kind_count[s][k] += 1
+        st.center = state.center
+        st.discard = state.discard
         for i in range(len(pile)):
             c = pile[i]
-            if not (0 <= c < NCARDS):
-                raise ValueError(f"pile card {c!r} is not a standard card id")
-            self.pile[i] = c
-        self.npile = len(pile)
-        self.remaining = state.remaining
-        self.seat = state.seat
-        self.phase = state.phase
-        self.first_player = state.first_player
-        self.turn = state.turn
-        self.winner = state.winner
+            st.pile[i] = c
+        st.npile = len(pile)
+        st.remaining = state.remaining
+        st.seat = state.seat
+        st.phase = state.phase
+        st.first_player = state.first_player
+        st.turn = state.turn
+        st.winner = state.winner
         self.reason = state.reason
         self._events = list(state.events)
         self.nev = 0
@@ -286,7 +549,7 @@ cdef class Engine:
                 out.append((name, e.seat, e.a))
         self.nev = 0
 
-    cdef inline void _event(self, int kind, int seat, int a):
+    cdef Event *_event(self, int kind, int seat, int a):
         if self.nev == EVENT_CAP:
             self._flush_events()
         cdef Event *e = &self.ev[self.nev]
@@ -294,19 +557,21 @@ cdef class Engine:
         e.seat = seat
         e.a = a
         self.nev += 1
+        return e
 
     cdef object _state(self, bint with_events):
         """The rules-layer state equal to this one (events left empty unless asked for)."""
         cdef int s, i
+        cdef TState *st = &self.st
         if with_events:
             self._flush_events()
-        sets = [[(self.sets[s][i][0], self.sets[s][i][1], self.sets[s][i][2], self.sets[s][i][3])
-                 for i in range(self.nsets[s])] for s in range(2)]
+        sets = [[(st.sets[s][i][0], st.sets[s][i][1], st.sets[s][i][2], st.sets[s][i][3])
+                 for i in range(st.nsets[s])] for s in range(2)]
         return _rules.TetHsiState(
-            [self.concealed[0], self.concealed[1]], [self.front[0], self.front[1]], self.center,
-            self.remaining, self.discard, [self.set_cards[0], self.set_cards[1]], sets,
-            [self.pile[i] for i in range(self.npile)], self.seat, self.phase, self.first_player,
-            self.turn, self.winner, self.reason, self._events[:] if with_events else [])
+            [st.concealed[0], st.concealed[1]], [st.front[0], st.front[1]], st.center,
+            st.remaining, st.discard, [st.set_cards[0], st.set_cards[1]], sets,
+            [st.pile[i] for i in range(st.npile)], st.seat, st.phase, st.first_player,
+            st.turn, st.winner, self.reason, self._events[:] if with_events else [])
 
     def to_json(self):
         """``game.to_json`` of the current state (``game.from_json`` rebuilds it)."""
@@ -331,97 +596,24 @@ cdef class Engine:
     # ------------------------------------------------------------- queries
     def current_seat(self):
         """Seat to move, -1 once the game is over."""
-        return -1 if self.phase == PH_OVER else self.seat
+        return -1 if self.st.phase == PH_OVER else self.st.seat
 
     def legal_actions(self):
         """Legal action ids, ascending (a new list)."""
-        cdef u64 c
-        cdef int x, a, phase = self.phase
-        cdef list out
-        cdef char m[MAX_ACTIONS]
-        if phase == PH_DISCARD:
-            # As the rules layer: the lowest center card, then the highest of the rest.
-            c = self.center
-            if not c:
-                return [-1, -1]
-            x = ctz64(c)
-            c &= c - 1
-            return [x, 63 - clz64(c) if c else -1]
-        # The other phases list what _fill_mask marks (one walk over the sets), in id order.
-        memset(m, 0, N_ACTIONS)
-        self._fill_mask(m)
-        out = []
-        for a in range(N_ACTIONS):
-            if m[a]:
-                out.append(a)
-        return out
-
-    cdef void _fill_mask(self, char *m) noexcept:
-        """Set the legal actions' bytes of the zeroed ``N_ACTIONS`` bytes at ``m``
-        (:meth:`legal_actions` lists them)."""
-        cdef u64 c, hand, rest, ys
-        cdef int x, r, phase = self.phase
-        if phase == PH_DISCARD:
-            c = self.center
-            if c:
-                m[ctz64(c)] = 1
-                c &= c - 1
-                if c:
-                    m[63 - clz64(c)] = 1
-        elif phase == PH_CHOOSE:
-            hand = self.concealed[self.seat] | self.front[self.seat]
-            m[A_TAKE] = 1
-            m[A_NOTHING] = 1
-            r = self.remaining
-            rest = hand & FIRST_MASK[r]
-            while rest:
-                x = ctz64(rest)
-                rest &= rest - 1
-                ys = ABOVE[r][x] & hand
-                while ys:
-                    m[PAIR_ID[x][ctz64(ys)]] = 1
-                    ys &= ys - 1
-        elif phase == PH_PLAY:
-            hand = self.concealed[self.seat] | self.front[self.seat]
-            while hand:
-                m[A_PLAY_START + ctz64(hand)] = 1
-                hand &= hand - 1
+        cdef int out[MAX_ACTIONS]
+        cdef int i, n
+        if self.st.phase == PH_DISCARD and not self.st.center:
+            return [-1, -1]  # as the rules layer on a hand-built state with an empty center
+        n = th_legal(&self.st, out)
+        return [out[i] for i in range(n)]
 
     def mask(self):
         """The legal actions as a new writable int8 0/1 ndarray, one entry per action id
         (made through numpy's C API: ``np.frombuffer`` of a bytearray costs several times more)."""
         cdef cnp.npy_intp n = N_ACTIONS
         arr = cnp.PyArray_ZEROS(1, &n, cnp.NPY_INT8, 0)
-        self._fill_mask(<char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
+        th_fill_mask(&self.st, <char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
         return arr
-
-    cdef bint _is_legal(self, int action) noexcept:
-        """Whether ``action`` (in range) is in :meth:`legal_actions`, by the same rules."""
-        cdef u64 c, hand
-        cdef int x, r, phase = self.phase, kind = ACT_KIND[action]
-        if phase == PH_DISCARD:
-            c = self.center
-            if kind != K_DISCARD or not c:
-                return False
-            x = ctz64(c)
-            c &= c - 1
-            return action == x or (c != 0 and action == 63 - clz64(c))
-        if phase == PH_OVER:
-            return False
-        hand = self.concealed[self.seat] | self.front[self.seat]
-        if phase == PH_CHOOSE:
-            if kind == K_TAKE or kind == K_NOTHING:
-                return True
-            if kind != K_SET:
-                return False
-            r = self.remaining
-            x = ACT_X[action]
-            # The walk of legal_actions reaches (x, y) when x is a first card of r in the
-            # hand and y one of its partners above x in the hand (set actions have x < y).
-            return ((hand & FIRST_MASK[r]) >> x) & 1 and ((ABOVE[r][x] & hand) >> ACT_Y[action]) & 1
-        if phase == PH_PLAY:
-            return kind == K_PLAY and (hand >> (action - A_PLAY_START)) & 1
-        return False
 
     def observe(self, int seat):
         """``seat``'s observation (``game.observe``), a new writable int8 array.
@@ -429,33 +621,11 @@ cdef class Engine:
         Raises:
             ValueError: ``seat`` is not 0 or 1.
         """
-        cdef int opp = seat ^ 1, k, phase = self.phase
         cdef cnp.npy_intp n = OBS_N
         if seat & ~1:
             raise ValueError(f"seat {seat!r} is not 0 or 1")
-        # Made through numpy's C API (np.frombuffer on a bytearray costs several times
-        # more) and written in place: the blocks go in offset order and each one's
-        # spill is covered by the next (checked at import).
         arr = cnp.PyArray_SimpleNew(1, &n, cnp.NPY_INT8)
-        cdef unsigned char *out = <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr)
-        _expand36(out + O_MY_CONCEALED, self.concealed[seat])
-        _expand36(out + O_MY_FRONT, self.front[seat])
-        _expand36(out + O_OPP_FRONT, self.front[opp])
-        _expand36(out + O_CENTER, self.center)
-        _expand36(out + O_REMAINING, (1ULL << self.remaining) if self.remaining >= 0 else 0)
-        _expand36(out + O_DISCARD, self.discard)
-        _expand36(out + O_MY_SETS, self.set_cards[seat])
-        _expand36(out + O_OPP_SETS, self.set_cards[opp])
-        k = PHASE_BITS[phase]
-        out[O_PHASE] = k & 1
-        out[O_PHASE + 1] = (k >> 1) & 1
-        out[O_PHASE + 2] = (k >> 2) & 1
-        out[O_MY_TURN] = phase != PH_OVER and self.seat == seat
-        for k in range(NKINDS):
-            out[O_MY_KINDS + k] = self.kind_count[seat][k]
-            out[O_OPP_KINDS + k] = self.kind_count[opp][k]
-        out[O_OPP_COUNT] = popcount64(self.concealed[opp])
-        out[O_PILE] = self.npile
+        th_observe(&self.st, seat, <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
         return arr
 
     # ------------------------------------------------------------- apply
@@ -465,91 +635,42 @@ cdef class Engine:
         Raises:
             ValueError: ``action`` is out of range or not legal now (nothing changes).
         """
-        cdef int kind, p = self.seat, r, x, y, k, card
-        cdef u64 bit, bits
+        cdef TState *st = &self.st
+        cdef int kind, p = st.seat, r = st.remaining, status
+        cdef Event *e
         # The env does no legality test of its own on the engine path: this is the one.
         if not 0 <= action < N_ACTIONS:
             raise ValueError(f"action {action!r} is out of range 0..{N_ACTIONS - 1}")
-        if not self._is_legal(action):
+        if not th_is_legal(st, action):
             raise ValueError(f"action {action} is not legal now (legal: {self.legal_actions()})")
+        kind = ACT_KIND[action]
+        if kind == K_SET and st.nsets[p] == MAX_SETS:  # a hand-built state only: 36 cards make 12 Sets
+            raise ValueError(f"seat {p} already has {MAX_SETS} Sets")
         if self._final is not None:
             self._final = None
-        kind = ACT_KIND[action]
+        status = th_apply(st, action)
+        # The public record, from what th_apply changed.
         if kind == K_DISCARD:
-            bit = 1ULL << action
-            self.center ^= bit
-            self.discard |= bit
-            self.remaining = 63 - clz64(self.center) if self.center else -1
-            self.phase = PH_CHOOSE
             self._event(EV_DISCARD, p, action)
-            return None
-        if kind == K_TAKE:
-            r = self.remaining
-            self.front[p] |= 1ULL << r
-            self.center = 0
-            self.remaining = -1
-            self.phase = PH_PLAY
+        elif kind == K_TAKE:
             self._event(EV_TAKE, p, r)
-            return None
-        if kind == K_NOTHING:
-            self._event(EV_NOTHING, p, self.remaining)
-            self.remaining = -1
-            return self._reveal(p)
-        if kind == K_SET:
-            x = ACT_X[action]
-            y = ACT_Y[action]
-            r = self.remaining
-            k = SET_KIND[action][r]
-            if self.nsets[p] == MAX_SETS:  # a hand-built state only: 36 cards make 12 Sets
-                raise ValueError(f"seat {p} already has {MAX_SETS} Sets")
-            bits = (1ULL << x) | (1ULL << y)
-            self.concealed[p] &= ~bits
-            self.front[p] &= ~bits
-            self.set_cards[p] |= bits | (1ULL << r)
-            self.sets[p][self.nsets[p]][0] = x
-            self.sets[p][self.nsets[p]][1] = y
-            self.sets[p][self.nsets[p]][2] = r
-            self.sets[p][self.nsets[p]][3] = k
-            self.nsets[p] += 1
-            self.kind_count[p][k] += 1
-            self.center = 0
-            self.remaining = -1
-            self._event(EV_SET, p, x)
-            self.ev[self.nev - 1].b = y
-            self.ev[self.nev - 1].c = r
-            self.ev[self.nev - 1].k = k
-            if not (self.concealed[p] | self.front[p]):
-                self.phase = PH_OVER
-                self.winner = p
-                self.reason = _REASON_THIRD_SET
-                self._event(EV_WIN, p, 0)
-                return _WIN[p]
-            self.phase = PH_PLAY
-            return None
-        # play
-        card = action - A_PLAY_START
-        bit = 1ULL << card
-        if self.concealed[p] & bit:
-            self.concealed[p] ^= bit
+        elif kind == K_NOTHING:
+            self._event(EV_NOTHING, p, r)
+        elif kind == K_SET:
+            e = self._event(EV_SET, p, ACT_X[action])
+            e.b = ACT_Y[action]
+            e.c = r
+            e.k = st.sets[p][st.nsets[p] - 1][3]
         else:
-            self.front[p] ^= bit
-        self.center |= bit
-        self._event(EV_PLAY, p, card)
-        return self._reveal(p)
-
-    cdef object _reveal(self, int p):
-        """End of seat ``p``'s turn: the pile's top card to the center, or a tie on an empty pile."""
-        cdef int card
-        if self.npile == 0:
-            self.phase = PH_OVER
+            self._event(EV_PLAY, p, action - A_PLAY_START)
+        if status == TH_WON:
+            self.reason = _REASON_THIRD_SET
+            self._event(EV_WIN, p, 0)
+            return _WIN[p]
+        if status == TH_TIED:
             self.reason = _REASON_EMPTY_PILE
             self._event(EV_TIE, p, 0)
             return _TIE
-        self.npile -= 1
-        card = self.pile[self.npile]
-        self.center |= 1ULL << card
-        self._event(EV_REVEAL, p, card)
-        self.seat = p ^ 1
-        self.phase = PH_DISCARD
-        self.turn += 1
+        if kind == K_NOTHING or kind == K_PLAY:
+            self._event(EV_REVEAL, p, st.pile[st.npile])
         return None

@@ -211,6 +211,7 @@ class TetHsiGame(Game[TetHsiState]):
     name = "tethsi"
     env_name = "tethsi_v0"
     engine_module = "tethsi_env._engine"
+    batch_module = "tethsi_env._batch"
     version = 0
 
     def __init__(self, first_player: int | str = 0):

@@ -6,8 +6,8 @@
 with observations, ``raw_env``, ``env()`` and a null env with the same
 spaces; then the installed peers (PettingZoo classic, OpenSpiel gin_rummy,
 pgx sparrow_mahjong); and the kernels with their brute-force oracles. It
-writes JSON, Markdown and a PNG chart, and checks the targets of issues #2
-and #8.
+writes JSON, Markdown and a PNG chart, and checks the targets of issues #2,
+#8 and #17 (the batched engines, ``--only batch``: :mod:`~setgames.bench.batch`).
 
 Modules: :mod:`~setgames.bench.sampler` (the shared random legal policy),
 :mod:`~setgames.bench.null_env`, :mod:`~setgames.bench.envs`,
@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TARGETS", "check_targets", "collect", "default_out_dir", "main"]
+__all__ = ["PARTS", "TARGETS", "check_targets", "collect", "default_out_dir", "main"]
 
 # Issue #8 (ratios in the same run) and issue #2 (kernels, one core).
 TARGETS = {
@@ -37,6 +37,9 @@ TARGETS = {
     "tethsi_pairs_scalar_us": 5.0,  # 8-card hand
     "x_oracle": 100.0,
 }
+
+
+PARTS = ("games", "kernels", "peers", "batch")
 
 
 def default_out_dir(quick: bool = False) -> Path:
@@ -57,8 +60,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Throughput of the setgames environments and kernels, side by side with the peers.")
     p.add_argument("--quick", action="store_true",
                    help="tiny run (1 repeat of 0.05 s, batch sizes 1 and 1,000): a smoke test, not figures")
-    p.add_argument("--only", action="append", choices=("games", "kernels", "peers"),
-                   help="measure only this part (repeatable); default: all three")
+    p.add_argument("--only", action="append", choices=PARTS,
+                   help="measure only this part (repeatable); default: all four")
     p.add_argument("--games", default=None,
                    help="comma-separated games to measure (default: tethsi,bharg,tusac)")
     p.add_argument("--repeats", type=int, default=None, help="repeats per case (default 5; quick 1)")
@@ -131,9 +134,9 @@ def check_targets(envs: list[dict[str, Any]], kernels: list[dict[str, Any]]) -> 
 
 def collect(args: argparse.Namespace, command: str, extra_cases: list | None = None) -> dict[str, Any]:
     """Run what ``args`` asks for and return the result dict (not written)."""
-    from setgames.bench import envs, kernels, peers, report
+    from setgames.bench import batch, envs, kernels, peers, report
 
-    parts = set(args.only or ("games", "kernels", "peers"))
+    parts = set(args.only or PARTS)
     quick = args.quick
     repeats = args.repeats or (1 if quick else 5)
     seconds = args.seconds or (0.05 if quick else 1.0)
@@ -162,13 +165,21 @@ def collect(args: argparse.Namespace, command: str, extra_cases: list | None = N
     if cases:
         runs = envs.run_cases(cases, repeats, seconds, say, envs.CLOCKS[args.clock])
         result["envs"] = envs.summarize(cases, runs)
+    if "batch" in parts:
+        # Its own round-robin (raw_env and pgx measured again in it): the ratios pair within it.
+        names = args.games.split(",") if args.games else None
+        c, n = batch.batch_cases(names, quick=quick, with_pgx=not quick)
+        runs = envs.run_cases(c, repeats, seconds, say, envs.CLOCKS[args.clock])
+        result["batch"] = batch.summarize_batch(c, runs)
+        notes += n
     kernel_rows: list[dict[str, Any]] = []
     if "kernels" in parts:
         sizes = (1, 1_000) if quick else kernels.BATCH_SIZES
         kernel_rows, n = kernels.run_kernels(repeats, seconds, sizes, say, clock=envs.CLOCKS[args.clock])
         result["kernels"] = kernel_rows
         notes += n
-    result["targets"] = check_targets(result.get("envs", []), kernel_rows)
+    result["targets"] = check_targets(result.get("envs", []), kernel_rows) + batch.batch_targets(
+        result.get("batch", []))
     if quick:
         notes.append("--quick run: a smoke test of the harness, not figures to quote")
     result["notes"] = notes

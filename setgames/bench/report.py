@@ -130,6 +130,13 @@ def to_markdown(result: dict[str, Any], chart_name: str | None = "bench.png") ->
         lines += ["## Environments", "", *_env_table(result["envs"]), ""]
         if chart_name:
             lines += [f"![steps per second]({chart_name})", ""]
+    if result.get("batch"):
+        from setgames.bench.batch import batch_table
+
+        lines += ["## Batched engines", "", "Steps/s of `Batch.step` (B slot steps per call; learner "
+                  "steps with opponents inside the step), each ratio paired with `raw_env`, "
+                  "`SingleAgentEnv` vs greedy and pgx sparrow_mahjong measured in the same run "
+                  "(pgx steps another game: compare with care).", "", *batch_table(result["batch"]), ""]
     if result.get("kernels"):
         lines += ["## Kernels", "", "One core, one process; scalar paths in calls/s over "
                   "prepared random hands, batch paths in hands/s at batch size B; oracles are "

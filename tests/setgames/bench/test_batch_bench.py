@@ -1,0 +1,39 @@
+"""The batch benchmark (``setgames bench --only batch``) runs its cases and reports paired ratios.
+No speed is asserted: only that the cases play real games and the output is well formed."""
+
+from __future__ import annotations
+
+import pytest
+
+from setgames.bench import main
+from setgames.bench.batch import batch_cases, batch_table, batch_targets, summarize_batch
+from setgames.bench.envs import run_cases
+
+pytest.importorskip("tethsi_env._batch", reason="tethsi_env._batch is not built")
+
+
+def test_batch_cases_play_games_and_pair_their_ratios():
+    cases, notes = batch_cases(["tethsi", "bharg"], quick=True, with_pgx=False)
+    kinds = [c.kind for c in cases]
+    assert kinds.count("raw_env") == 1 and kinds.count("single_agent") == 1
+    assert kinds.count("batch") == 4 and kinds.count("batch_greedy") == 1  # B in {1, 64} x 1, 2 threads
+    assert any("bharg" in n and "no batched engine" in n for n in notes)
+    runs = run_cases(cases, repeats=2, seconds=0.01)
+    rows = summarize_batch(cases, runs)
+    for row in rows:
+        assert row["repeats"] == 2, row
+        assert all(r["games"] > 0 for r in row["runs"]), row  # whole games were played in every repeat
+    batch_rows = [r for r in rows if r["kind"].startswith("batch")]
+    assert all(r["x_raw_env"] > 0 for r in batch_rows)
+    assert next(r for r in rows if r["kind"] == "batch_greedy")["x_single_agent"] > 0
+    two = [r for r in rows if r["config"].get("threads") == 2]
+    assert len(two) == 2 and all(r["x_one_thread"] > 0 for r in two)
+    table = batch_table(rows)
+    assert len(table) == 2 + len(rows) and all(line.count("|") == 10 for line in table)
+    assert batch_targets(rows) == []  # B=1,024 and 8,192 were not measured in the quick run
+
+
+def test_bench_only_batch_prints_the_batch_table(capsys):
+    assert main(["--only", "batch", "--quick", "--no-write", "-q", "--games", "tethsi"]) == 0
+    out = capsys.readouterr().out
+    assert "## Batched engines" in out and "batch B=64, 2 threads, self-play" in out

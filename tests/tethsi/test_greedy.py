@@ -1,0 +1,60 @@
+"""The compiled Tet Hsi greedy bot (``tethsi_env._greedy``) against the Python greedy bot, the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from setgames.game import rng_from_seed
+from tethsi_env.rules import TetHsiGame
+
+_greedy = pytest.importorskip("tethsi_env._greedy", reason="tethsi_env._greedy is not built")
+from tethsi_env._engine import Engine  # noqa: E402  (built with _greedy)
+
+try:  # the bot's home after the per-game move, else its old one
+    from tethsi_env.greedy import GreedyTetHsiBot
+except ImportError:
+    from setgames.bots.greedy_tethsi import GreedyTetHsiBot
+
+
+def _compare_games(first_player, n_games, seed):
+    """Play ``n_games`` where each move is the greedy one or, half the time, a random one
+    (so the positions vary); at every position the compiled bot must pick the Python
+    bot's move, its tie draws coming from a twin of the Python bot's generator."""
+    game = TetHsiGame(first_player=first_player)
+    eng = Engine(game)
+    mix = np.random.default_rng(seed)
+    positions = ties = 0
+    for g in range(n_games):
+        bot = GreedyTetHsiBot(seed + g)
+        twin = np.random.default_rng(seed + g)
+        state = game.new_state(rng_from_seed(seed * 7919 + g))
+        while not game.is_over(state):
+            eng.load(state)
+            before = bot.rng.bit_generator.state["state"]["state"]
+            want = bot.act(game, state, game.current_seat(state))
+            ties += bot.rng.bit_generator.state["state"]["state"] != before
+            assert _greedy.greedy_action(eng, twin) == want, (g, game.to_json(state))
+            assert twin.bit_generator.state == bot.rng.bit_generator.state
+            positions += 1
+            legal = game.legal_actions(state)
+            game.apply(state, want if mix.random() < 0.5 else legal[int(mix.integers(len(legal)))])
+    return positions, ties
+
+
+@pytest.mark.parametrize("first_player", [0, 1, "random"])
+def test_compiled_greedy_plays_the_python_bots_move_in_every_position(first_player):
+    positions, ties = _compare_games(first_player, 700, 11 + len(str(first_player)))
+    assert positions > 20_000
+    assert ties > 0  # the tie-breaking draw was exercised
+
+
+def test_compiled_greedy_refuses_a_finished_game():
+    game = TetHsiGame()
+    state = game.new_state(rng_from_seed(0))
+    while not game.is_over(state):
+        game.apply(state, game.legal_actions(state)[0])
+    eng = Engine(game)
+    eng.load(state)
+    with pytest.raises(ValueError, match="over"):
+        _greedy.greedy_action(eng, np.random.default_rng(0))

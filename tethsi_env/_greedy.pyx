@@ -1,0 +1,205 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The Tet Hsi greedy bot compiled: the same move as the Python ``GreedyTetHsiBot`` in every position.
+
+The Python bot (the reference, with the reasons of each rule in its module
+docstring) values a hand as the number of live cards completing each of its
+pairs. This is the same arithmetic on card bitmasks, in integers (the Python
+bot's floats hold only integers and the 3-point penalty: the comparisons come
+out the same), without the GIL, so that the batched engine
+(:mod:`tethsi_env._batch`) plays opponents inside its step. Exact ties at the
+discard, which the Python bot breaks with ``rng.integers(2)``, draw the same
+number from the generator given here (a numpy ``Generator``'s bit generator,
+or a game's opponent stream in the batch), so a twin generator keeps the two
+bots in step. ``tests/tethsi/test_greedy.py`` compares them at every position
+of thousands of games.
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from numpy.random cimport bitgen_t
+
+from setgames.batch._rng cimport sg_bitgen_next32, sg_lemire, sg_next32_fn
+from setgames.cards import NUM_STANDARD
+from setgames.kernels.tethsi import PAIRS_BY_CARD
+from tethsi_env._engine cimport Engine, TState, th_legal
+from tethsi_env.layout import NOTHING, PAIR_OF_ACTION, PLAY_START, SET_START, TAKE, Phase
+
+ctypedef unsigned long long u64
+
+cdef extern from *:
+    int popcount64 "__builtin_popcountll"(u64 x) nogil
+    int ctz64 "__builtin_ctzll"(u64 x) nogil
+
+cdef enum:
+    NC = 36
+    MAXA = 1024
+
+assert NUM_STANDARD == NC
+cdef u64 ALL = (1ULL << NC) - 1
+cdef long SET_WEIGHT = 1000  # the Python bot's _SET_WEIGHT
+cdef long FEED_PENALTY = 3   # the Python bot's _FEED_PENALTY
+cdef long NEG = -(1L << 60)  # below any value (the Python bot's -1e18)
+cdef int G_TAKE = TAKE
+cdef int G_NOTHING = NOTHING
+cdef int G_SET_START = SET_START
+cdef int G_PLAY_START = PLAY_START
+cdef int G_DISCARD = Phase.DISCARD
+cdef int G_CHOOSE = Phase.CHOOSE
+cdef u64 COMPLETE[NC][NC]    # [x][y]: cards z with {x, y, z} a Set
+cdef signed char GX[MAXA]     # the pair (x, y) of a set action
+cdef signed char GY[MAXA]
+
+
+def _fill_tables():
+    cdef int x, y, z, a
+    for x in range(NC):
+        for y in range(NC):
+            COMPLETE[x][y] = 0
+    for z in range(NC):
+        for _m, x, y in PAIRS_BY_CARD[z]:
+            COMPLETE[x][y] |= 1ULL << z
+            COMPLETE[y][x] |= 1ULL << z
+    for a in range(SET_START, PLAY_START):
+        x, y = PAIR_OF_ACTION[a]
+        GX[a] = x
+        GY[a] = y
+    # the Python bot's set test reads pairs in ascending card order; the layout's sets are x < y
+    assert all(GX[a] < GY[a] for a in range(SET_START, PLAY_START))
+
+
+_fill_tables()
+
+
+cdef inline long _hand_value(u64 hand, u64 live) noexcept nogil:
+    """Sum over the pairs of ``hand`` of how many ``live`` cards complete them."""
+    cdef long total = 0
+    cdef u64 rest
+    cdef int x
+    while hand:
+        x = ctz64(hand)
+        hand &= hand - 1
+        rest = hand
+        while rest:
+            total += popcount64(COMPLETE[x][ctz64(rest)] & live)
+            rest &= rest - 1
+    return total
+
+
+cdef inline long _contribution(int card, u64 hand, u64 live) noexcept nogil:
+    """Live completions of the pairs ``card`` forms with the other cards of ``hand``."""
+    cdef long total = 0
+    hand &= ~(1ULL << card)
+    while hand:
+        total += popcount64(COMPLETE[card][ctz64(hand)] & live)
+        hand &= hand - 1
+    return total
+
+
+cdef inline u64 _fed(u64 opp_front) noexcept nogil:
+    """The cards that complete a pair of the opponent's front."""
+    cdef u64 out = 0, rest
+    cdef int x
+    while opp_front:
+        x = ctz64(opp_front)
+        opp_front &= opp_front - 1
+        rest = opp_front
+        while rest:
+            out |= COMPLETE[x][ctz64(rest)]
+            rest &= rest - 1
+    return out
+
+
+cdef inline long _best_play(u64 hand, u64 live, u64 fed, int *card) noexcept nogil:
+    """Value of the hand after the best card to play (the lowest card among equals), that card.
+
+    The value of ``hand`` without ``c`` is the value of ``hand`` less ``c``'s
+    contribution: the pairs without ``c`` stay as they were."""
+    cdef long base = _hand_value(hand, live), best = NEG, v
+    cdef u64 rest = hand
+    cdef int c
+    card[0] = -1
+    while rest:
+        c = ctz64(rest)
+        rest &= rest - 1
+        v = base - _contribution(c, hand, live)
+        if (fed >> c) & 1:
+            v -= FEED_PENALTY
+        if v > best:
+            best = v
+            card[0] = c
+    return best
+
+
+cdef inline long _choose_value(u64 hand, u64 live, u64 fed, int r) noexcept nogil:
+    """Value of the best choice with remaining card ``r``: set, take or nothing."""
+    cdef long best = NEG, v
+    cdef u64 h = hand, rest
+    cdef int x, y, c
+    cdef bint any_set = False
+    while h:
+        x = ctz64(h)
+        h &= h - 1
+        rest = h
+        while rest:
+            y = ctz64(rest)
+            rest &= rest - 1
+            if (COMPLETE[x][y] >> r) & 1:
+                any_set = True
+                v = _hand_value(hand & ~((1ULL << x) | (1ULL << y)), live)
+                if v > best:
+                    best = v
+    if any_set:
+        return SET_WEIGHT + best
+    v = _best_play(hand | (1ULL << r), live & ~(1ULL << r), fed, &c)
+    best = _hand_value(hand, live)
+    return v if v > best else best
+
+
+cdef int th_greedy(const TState *s, sg_next32_fn next32, void *rng) noexcept nogil:
+    """The greedy action of the seat to act in the running game ``s``; an exact tie at the
+    discard draws ``integers(2)`` from ``rng`` through ``next32``."""
+    cdef int seat = s.seat, opp = seat ^ 1, n, i, a, best_a, c, r
+    cdef int legal[MAXA]
+    cdef u64 hand = s.concealed[seat] | s.front[seat]
+    cdef u64 dead = hand | s.discard | s.set_cards[0] | s.set_cards[1] | s.front[opp]
+    cdef u64 live = ALL & ~dead
+    cdef u64 fed = _fed(s.front[opp])
+    cdef long v1, v2, best, v
+    n = th_legal(s, legal)
+    if s.phase == G_DISCARD:
+        v1 = _choose_value(hand, live, fed, legal[1])  # discarding the first leaves the second
+        v2 = _choose_value(hand, live, fed, legal[0])
+        if v1 == v2:
+            return legal[sg_lemire(next32, rng, 2)]
+        return legal[0] if v1 > v2 else legal[1]
+    if s.phase == G_CHOOSE:
+        best = NEG
+        best_a = -1
+        for i in range(2, n):  # the set actions, ascending: the lowest id wins a tie
+            a = legal[i]
+            v = _hand_value(hand & ~((1ULL << GX[a]) | (1ULL << GY[a])), live)
+            if v > best:
+                best = v
+                best_a = a
+        if best_a >= 0:
+            return best_a
+        r = s.remaining
+        v = _best_play(hand | (1ULL << r), live & ~(1ULL << r), fed, &c)
+        return G_TAKE if v > _hand_value(hand, live) else G_NOTHING
+    _best_play(hand, live, fed, &c)
+    return G_PLAY_START + c
+
+
+def greedy_action(Engine engine, rng):
+    """The compiled greedy action for the seat to act in ``engine``'s game; exact ties at the
+    discard draw ``rng.integers(2)`` from the numpy ``Generator`` ``rng`` (in C, moving it
+    as numpy would).
+
+    Raises:
+        ValueError: the game is over.
+    """
+    cdef bitgen_t *bg
+    if engine.current_seat() < 0:
+        raise ValueError("the game is over: no seat to act")
+    bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+    with rng.bit_generator.lock:
+        return th_greedy(&engine.st, sg_bitgen_next32, bg)
