@@ -95,7 +95,17 @@ class TuSacGame(Game[TuSacState]):
     def position(self, private: list[list[int]], draw: list[int], first: int = 0,
                  dead: list[int] | None = None) -> TuSacState:
         """A hand-built starting position: ``private`` counts per seat as dealt
-        (fours become Quans), ``draw`` the draw pile (top card last).
+        (fours become Quans), ``draw`` the top of the draw pile (top card last),
+        ``dead`` the dead pile's counts (default empty).
+
+        Every card the arguments leave out goes to the bottom of the draw pile,
+        in type order (the lowest type id at the very bottom), so that the
+        position holds the whole 112-card deck, each type exactly four times, as
+        every state must (:mod:`tusac_env.validate`); ``draw`` stays the top of
+        the pile, hit in its order. The filled-in cards are unseen by every seat,
+        as cards left out of the game would be, but they lengthen the pile: the
+        game is drawn only once the pile is down to
+        :data:`~tusac_env.state.DRAW_LIMIT` cards.
 
         Raises:
             ValueError: when the cards are not part of one 112-card deck.
@@ -104,11 +114,16 @@ class TuSacGame(Game[TuSacState]):
         if len(private) != n or any(len(p) != NUM_TUSAC_TYPES for p in private):
             raise ValueError(f"private must be {n} lists of {NUM_TUSAC_TYPES} counts")
         dead = list(dead) if dead is not None else [0] * NUM_TUSAC_TYPES
+        if len(dead) != NUM_TUSAC_TYPES:
+            raise ValueError(f"dead must be {NUM_TUSAC_TYPES} counts")
+        if any(not 0 <= t < NUM_TUSAC_TYPES for t in draw):
+            raise ValueError(f"draw pile cards must be type ids 0..{NUM_TUSAC_TYPES - 1}: {list(draw)}")
         total = [sum(p[t] for p in private) + dead[t] + draw.count(t) for t in range(NUM_TUSAC_TYPES)]
         if any(x > 4 for x in total):
             raise ValueError(f"more than 4 copies of a type in the position: {total}")
+        rest = [t for t in range(NUM_TUSAC_TYPES) for _ in range(4 - total[t])]
         state = TuSacState(num_players=n, first=first, private=[list(p) for p in private],
-                           public=[[] for _ in range(n)], dead=dead, draw=list(draw))
+                           public=[[] for _ in range(n)], dead=dead, draw=rest + list(draw))
         return flow.start(state, self.config)
 
     def current_seat(self, state: TuSacState) -> int:
@@ -250,7 +265,7 @@ class TuSacGame(Game[TuSacState]):
 
     def validate(self, state: TuSacState) -> None:
         """Raise ``ValueError`` unless this game could produce ``state`` (see
-        :mod:`tusac_env.validate`: types, ranges, four of every type, real public
+        :mod:`tusac_env.validate`: types, ranges, exactly four of every type, real public
         sets, the active card as the phase has it, and a legal action for the seat
         to act). The state is not changed: the last check runs on a copy of its
         plain fields with fresh caches."""

@@ -1,11 +1,12 @@
 """Tu Sac state validation: the field checks of :meth:`TuSacGame.validate`.
 
-A state passes when every field has its type, length and range; none of the
-28 types is held more than four times over the private blocks, the public
-blocks, the dead pile, the draw pile and the active card (card conservation:
-a game dealt by :meth:`~tusac_env.rules.TuSacGame.new_state` holds each exactly
-four times, a hand-made :meth:`~tusac_env.rules.TuSacGame.position` may leave
-cards out of the game);
+A state passes when every field has its type, length and range; each of the
+28 types is held exactly four times over the private blocks, the public
+blocks, the dead pile, the draw pile and the active card, the only zones a
+card can be in (card conservation, ``RULINGS.md`` section 4: a discarded or hit
+card is the active card until it is melded into a public block or hit onto the
+dead pile; :meth:`~tusac_env.rules.TuSacGame.position` fills in the cards it is
+not given);
 private counts are 0..3 (a fourth card made a Quan at the deal); every public
 set is a set of its kind (a Quan or Khui four of a type, a pair, a triple, a
 lone king, king-guard-minister or rook-cannon-knight of one color, 3 or 4
@@ -99,13 +100,10 @@ def validate_fields(num_players: int, state: Any) -> None:
     active = check_int(state.active, "active", -1, _TOP)
     if active >= 0:
         held[active] += 1
-    # At most four, not exactly: TuSacGame.position builds hand-made positions from part
-    # of the deck (the cards it leaves out are out of the game), and nothing sized by the
-    # deck can overflow with fewer cards.
-    wrong = [t for t in range(NUM_TUSAC_TYPES) if held[t] > 4]
+    wrong = [t for t in range(NUM_TUSAC_TYPES) if held[t] != 4]
     if wrong:
         raise StateError(f"type(s) {wrong[:8]} are held {[held[t] for t in wrong[:8]]} times, "
-                         f"more than the 4 copies of the deck")
+                         f"not the 4 copies of the deck")
 
     active_from = check_seat(state.active_from, "active_from", n, none_ok=True)
     how = check_int(state.active_how, "active_how", 0, int(Exposure.HIT))

@@ -14,7 +14,11 @@ int, a float, None, a string, a bool, a list or a dict; an int is nudged or has
 a high bit set (masks); a list loses, duplicates, repeats or swaps items, or
 takes an item of another list (a card in two zones), or is cut or padded; a dict
 loses a key; or a card moves from one list to another (still once, in a zone the
-rules may not allow). Each case must end in one of two ways:
+rules may not allow). A fifth of the Tu Sac cases are *card* cases instead: one
+card dropped from a zone (a private block, a public block, the dead or draw
+pile, the active card) or a fifth copy of a type added to one, and nothing
+else; card conservation is exact, so each must be refused, on both layers.
+Each other case must end in one of two ways:
 
 - a refusal: a ``ValueError`` whose message is one line, after which the env is
   exactly as before (state, ``seed_used``, ``actions``), or
@@ -225,6 +229,46 @@ def _move_item(data: Any, rng: np.random.Generator) -> Any:
     return out
 
 
+def _tusac_card_edit(data: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Tu Sac JSON ``data`` with one card dropped from one zone or a fifth copy of a type
+    added to one, every other field untouched: a state no layer may accept."""
+    out = copy.deepcopy(data)
+    rows = [r for r in (*out["private"], out["dead"]) if sum(r)]  # count rows holding cards
+    sets = [(b, i) for b in out["public"] for i in range(len(b))]
+    if rng.random() < 0.5:  # drop one card (a public set goes whole: part of one is no set)
+        zones = [z for z, ok in (("row", rows), ("draw", out["draw"]), ("public", sets),
+                                 ("active", out["active"] >= 0)) if ok]
+        zone = zones[int(rng.integers(len(zones)))]
+        if zone == "row":
+            row = rows[int(rng.integers(len(rows)))]
+            held = [t for t in range(len(row)) if row[t]]
+            row[held[int(rng.integers(len(held)))]] -= 1
+        elif zone == "draw":
+            del out["draw"][int(rng.integers(len(out["draw"])))]
+        elif zone == "public":
+            block, i = sets[int(rng.integers(len(sets)))]
+            del block[i]
+        else:
+            out["active"] = -1
+        return out
+    t = int(rng.integers(28))  # every type is held four times: any one added is a fifth
+    zone = int(rng.integers(4))
+    if zone == 0:
+        counts = [*out["private"], out["dead"]]
+        counts[int(rng.integers(len(counts)))][t] += 1
+    elif zone == 2:
+        out["public"][int(rng.integers(len(out["public"])))].append(["king", [t - t % 7]])
+    elif zone == 3 and out["active"] < 0:
+        out["active"] = t
+    else:  # (an active card already there: the fifth goes on the draw pile instead)
+        out["draw"].insert(int(rng.integers(len(out["draw"]) + 1)), t)
+    return out
+
+
+CARD_EDITS = {"tusac": _tusac_card_edit}  # game -> its card-conservation mutation
+_CARD_SHARE = 0.2  # of a game's cases
+
+
 def _fields(game: Any) -> list[str]:
     if game.name == "tethsi":
         from tethsi_env.rules import TetHsiState
@@ -257,14 +301,24 @@ def _play_on(env: Any, rng: np.random.Generator) -> None:
 
 
 def run_case(game_name: str, config: dict[str, Any], index: int, bases: list[Any], game: Any,
-             envs: list[Any]) -> str:
-    """Run case ``index``; returns ``"refused"`` or ``"accepted"`` (raises on a failure)."""
+             envs: list[Any]) -> tuple[str, bool]:
+    """Run case ``index``; returns ``"refused"`` or ``"accepted"``, and whether it was a
+    card case (raises on a failure)."""
     rng = np.random.default_rng([index, len(game_name), len(json.dumps(config, sort_keys=True))])
     base = bases[int(rng.integers(len(bases)))]
     as_object = rng.random() < 0.4
     data = game.to_json(base)
     lists = _lists_in(data, [])
-    if as_object:
+    card_case = game_name in CARD_EDITS and rng.random() < _CARD_SHARE
+    if card_case:
+        edit = CARD_EDITS[game_name](data, rng)
+        if as_object:  # a hand edit of the fields on a state object, caches left as they were
+            broken = game.clone(base)
+            for name in ("private", "public", "dead", "draw", "active"):
+                setattr(broken, name, edit[name])
+        else:
+            broken = edit
+    elif as_object:
         broken: Any = game.clone(base)
         for _ in range(int(rng.integers(1, 4))):
             name = str(rng.choice(_fields(game)))
@@ -300,7 +354,9 @@ def run_case(game_name: str, config: dict[str, Any], index: int, bases: list[Any
     # Both layers see the same input: they must agree on refusing it.
     if len(set(results)) != 1:
         raise AssertionError(f"the layers disagree: {results}")
-    return results[0]
+    if card_case and results[0] != "refused":
+        raise AssertionError("a state with a card missing or a fifth copy was accepted")
+    return results[0], card_case
 
 
 def run_batch(game_name: str, config: dict[str, Any], start: int, count: int, trace: bool = False
@@ -312,7 +368,7 @@ def run_batch(game_name: str, config: dict[str, Any], start: int, count: int, tr
     envs = [env_cls(engine=True, **config), env_cls(engine=False, **config)]
     for env in envs:
         env.reset(seed=start)
-    counts = {"refused": 0, "accepted": 0}
+    counts = {"refused": 0, "accepted": 0, "card_cases": 0}
     failures = []
     crash_at = int(os.environ.get(CRASH_VAR, "-1"))  # the harness's own test: die at that case
     for i in range(start, start + count):
@@ -321,7 +377,9 @@ def run_batch(game_name: str, config: dict[str, Any], start: int, count: int, tr
         if i == crash_at:
             os.kill(os.getpid(), signal.SIGSEGV)
         try:
-            counts[run_case(game_name, config, i, bases, game, envs)] += 1
+            outcome, card_case = run_case(game_name, config, i, bases, game, envs)
+            counts[outcome] += 1
+            counts["card_cases"] += card_case
         except Exception as exc:  # every other outcome is a finding: name it, go on
             failures.append({"case": i, "error": f"{type(exc).__name__}: {str(exc)[:200]}"})
             for env in envs:
@@ -364,7 +422,7 @@ def run_in_child(game_name: str, config: dict[str, Any], start: int, count: int,
     started = [line for line in out.splitlines() if line.startswith("case ")]
     culprit = started[-1] if started else "before the first case"
     return {"game": game_name, "config": config, "start": start, "count": count, "refused": 0,
-            "accepted": 0, "failures": [{"case": culprit, "error": f"child died ({why})"}]}
+            "accepted": 0, "card_cases": 0, "failures": [{"case": culprit, "error": f"child died ({why})"}]}
 
 
 def main(argv: list[str]) -> None:

@@ -24,3 +24,11 @@ def pile(text: str) -> list[int]:
     return [ttype(c) for c in reversed(text.split())]
 
 
+
+
+def rest_of_deck(blocks: list[list[int]], draw: list[int]) -> list[int]:
+    """28 counts of the cards of the 112-card deck (four of each type) that are in
+    neither ``blocks`` (counts) nor ``draw``: a ``dead`` pile that leaves the draw pile
+    exactly ``draw`` in :meth:`~tusac_env.rules.TuSacGame.position`, which would
+    otherwise put these cards under it."""
+    return [4 - sum(b[t] for b in blocks) - draw.count(t) for t in range(28)]

@@ -20,7 +20,7 @@ import pytest
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
 from setgames.testing import check_engine_matches_rules, check_env_engine_matches_rules, engine_agrees
-from tests.tusac.helpers import hand, pile
+from tests.tusac.helpers import hand, pile, rest_of_deck
 from tusac_env.claims import _is_waiting
 from tusac_env.env import env
 from tusac_env.layout import DISCARD0, HIT, PASS
@@ -164,6 +164,9 @@ def _every_line(game: TuSacGame, state, seen: Counter, depth: int = 6) -> None:
 
 QUIET = "gG gM wM wG wG wM gG gM"  # cards nobody holds in these positions (no claims on hits)
 
+SEVEN = "gG gM wM wG wG wM gG"  # a draw pile at the draw limit: the next hit draws the game
+SHORT_PILES = {SEVEN}  # piles that are the whole draw pile (the rest of the deck dead)
+
 POSITIONS = {
     # name: (players, private blocks, draw pile top first, first seat, options)
     "first hand win": (2, ["rK rG rM gP gP", "rC wK yP"], QUIET, 0, {}),
@@ -174,7 +177,7 @@ POSITIONS = {
     "waiting hand of two pawns": (3, ["rC yN wK", "gN gC", "rC rC yP gP"], QUIET, 0, {}),
     "rook-cannon waiting hand": (3, ["rC yN wK", "wN wC", "rC rC gR gC"], QUIET, 0, {}),
     "waiting hand needs one color": (3, ["rC yN wK", "wN wC", "rC rC gR yC"], QUIET, 0, {}),
-    "draw on the last hit": (2, ["rC wN", "rK yP"], "gG gM wM wG wG wM gG", 0, {}),
+    "draw on the last hit": (2, ["rC wN", "rK yP"], SEVEN, 0, {}),
     "penalty": (3, ["rC gN gR wK", "gR gC gK", "yP wN"], QUIET, 0, {}),
     "penalty rule off": (3, ["rC gN gR wK", "gR gC gK", "yP wN"], QUIET, 0, {"penalty_rule": False}),
     "single king and pawns": (3, ["rC yN wK", "gN yP wP rP", "gP yK"], "rK wP " + QUIET, 0, {}),
@@ -189,7 +192,11 @@ def test_engine_matches_rules_from_hand_built_positions():
     seen: Counter = Counter()
     for n, blocks, draw, first, opts in POSITIONS.values():
         game = TuSacGame(num_players=n, **opts)
-        state = game.position([hand(b) for b in blocks], pile(draw), first=first)
+        hands, top = [hand(b) for b in blocks], pile(draw)
+        # The cards not listed lie under the given pile, except where the pile's length is
+        # the point: there they are dead, so the given pile is the whole of it.
+        dead = rest_of_deck(hands, top) if draw in SHORT_PILES else None
+        state = game.position(hands, top, first=first, dead=dead)
         _deal_paths(state, seen)
         _every_line(game, state, seen)
     assert not RARE - set(seen), f"hand-built positions miss {RARE - set(seen)}: {dict(seen)}"

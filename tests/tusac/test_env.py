@@ -208,7 +208,9 @@ def test_determinize_keeps_public_facts():
         tusac_invariants(game, det)
 
 
-GOLDEN_MID = """Tu Sac, 4 players, first player_0; draw pile 10; dead: yP
+# The draw pile: the 11 cards given to position() on top of the 85 it fills in under them
+# (112 - 16 dealt - 11), so 96 at the start: 95 after the first hit, 93 after the third.
+GOLDEN_MID = """Tu Sac, 4 players, first player_0; draw pile 95; dead: yP
  player_0 private (3): yN gP wK; khaps 0; trash 2
    public: -
  player_1 private (3): yR gC gN; khaps 0; trash 3
@@ -220,7 +222,7 @@ GOLDEN_MID = """Tu Sac, 4 players, first player_0; draw pile 10; dead: yP
 last claim: khui by player_3
 player_3 to discard"""
 
-GOLDEN_FINAL = """Tu Sac, 4 players, first player_0; draw pile 8; dead: yR yP wR
+GOLDEN_FINAL = """Tu Sac, 4 players, first player_0; draw pile 93; dead: yR yP wR
  player_0 private (3): yN gP wK; khaps 0; trash 2
    public: -
  player_1 private (0): -; khaps 0; trash 0
@@ -239,7 +241,7 @@ game over: player_2 wins on wN, hand value 1, 14 per loser
   player_2 pays player_3 6 (khui)
   net: player_0 -20, player_1 -20, player_2 +36, player_3 +4"""
 
-GOLDEN_FINAL_SEAT0 = """Tu Sac, 4 players, first player_0; draw pile 8; dead: yR yP wR
+GOLDEN_FINAL_SEAT0 = """Tu Sac, 4 players, first player_0; draw pile 93; dead: yR yP wR
  player_0 private (3): yN gP wK; khaps 0; trash 2
    public: -
  player_1 private (0): ?; khaps 0

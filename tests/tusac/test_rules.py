@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tusac.helpers import hand, pile, ttype
+from tests.tusac.helpers import hand, pile, rest_of_deck, ttype
 from tusac_env.rules import TuSacGame
 
 # Eight cards nobody holds in these positions, so hitting them triggers no claim.
@@ -30,6 +30,42 @@ def labels(g: TuSacGame, s) -> list[str]:
 
 def kinds(s, seat: int) -> list[str]:
     return [k for k, _ in s.public[seat]]
+
+
+# ----------------------------------------------------------------- hand-built positions
+def test_position_fills_in_the_rest_of_the_deck_under_the_given_pile():
+    g = game()
+    s = g.position([hand("rC wK"), hand("gN yP")], pile(QUIET))
+    # Worked by hand: the blocks and QUIET hold rC wK gN yP once and gG gM wM wG twice, so
+    # under QUIET go 112 - 4 - 8 = 100 cards in type order, four of every other type.
+    short = {"rC": 1, "wK": 1, "gN": 1, "yP": 1, "gG": 2, "gM": 2, "wM": 2, "wG": 2}
+    given = {ttype(c): k for c, k in short.items()}
+    under = [t for t in range(28) for _ in range(4 - given.get(t, 0))]
+    assert len(under) == 100 and len(s.draw) == 112 - 4
+    assert s.draw == under + pile(QUIET) and s.draw[:4] == [ttype("rK")] * 4
+    g.validate(s)
+    act(g, s, "discard red cannon")
+    act(g, s, "hit")
+    assert s.active == ttype("gG")  # the given pile is the top: it is hit first
+
+
+def test_position_fills_in_nothing_of_a_quan_or_of_the_dead_pile():
+    g = game()
+    blocks, draw = [hand("rC wK"), hand("gR gR gR gR yN")], pile(QUIET)
+    dead = [0] * 28
+    dead[ttype("yN")] = 3  # with the one in player_1's block: all four yN are placed
+    s = g.position(blocks, draw, dead=dead)
+    assert s.public[1] == [["quan", [ttype("gR")] * 4]] and s.dead == dead
+    assert ttype("gR") not in s.draw and ttype("yN") not in s.draw
+    assert len(s.draw) == 112 - 2 - 5 - 3
+    whole = g.position(blocks, draw, dead=rest_of_deck(blocks, draw))
+    assert whole.draw == draw  # nothing left out: nothing filled in
+    g.validate(whole)
+
+
+def test_position_refuses_a_fifth_card():
+    with pytest.raises(ValueError, match="more than 4 copies"):
+        game().position([hand("gG gG gG"), hand("gG")], pile(QUIET))
 
 
 # ----------------------------------------------------------------- deal and blocks
@@ -168,7 +204,9 @@ def test_no_claims_rechecked_after_a_pass():
 
 def test_hit_with_seven_cards_left_is_a_draw():
     g = game()
-    s = g.position([hand("rC wK"), hand("gN yP")], pile("gG gM wM wG wG wM gG"))
+    blocks, draw = [hand("rC wK"), hand("gN yP")], pile("gG gM wM wG wG wM gG")
+    s = g.position(blocks, draw, dead=rest_of_deck(blocks, draw))
+    assert len(s.draw) == 7
     act(g, s, "discard red cannon")
     act(g, s, "hit")
     assert g.is_over(s) and s.result == "draw" and g.returns(s) == (0.0, 0.0)
@@ -177,10 +215,11 @@ def test_hit_with_seven_cards_left_is_a_draw():
 
 def test_hit_with_eight_cards_left_draws_a_card():
     g = game()
-    s = g.position([hand("rC wK"), hand("gN yP")], pile(QUIET))
+    blocks, draw = [hand("rC wK"), hand("gN yP")], pile(QUIET)
+    s = g.position(blocks, draw, dead=rest_of_deck(blocks, draw))
     act(g, s, "discard red cannon")
     act(g, s, "hit")
-    assert not g.is_over(s) and len(s.draw) == 7
+    assert not g.is_over(s) and len(s.draw) == 7 and s.active == ttype("gG")
 
 
 # ----------------------------------------------------------------- claims

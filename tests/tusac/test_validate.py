@@ -75,7 +75,8 @@ def test_a_draw_card_out_of_range_is_refused():
 
 
 @pytest.mark.parametrize(("edit", "match"), [
-    (lambda d: d["draw"].append(d["draw"][0]), "more than the 4 copies"),
+    (lambda d: d["draw"].append(d["draw"][0]), "held \\[5\\] times, not the 4 copies"),
+    (lambda d: d["draw"].pop(), "held \\[3\\] times, not the 4 copies"),
     (lambda d: d["private"][0].__setitem__(0, 4), "private"),
     (lambda d: d["public"][0].append(["pair", [3, 4]]), "not a pair set"),
     (lambda d: d["public"][0].append(["kgm", [0, 1, 9]]), "not a kgm set"),
@@ -147,3 +148,110 @@ def test_observe_takes_a_numpy_seat():
     game = TuSacGame(num_players=3)
     state = game.new_state(rng_from_seed(0))
     assert game.observe(state, np.int64(2)).tolist() == game.observe(state, 2).tolist()
+
+
+# ------------------------------------------------------------ card conservation, exactly
+def _every_zone_in_use(game):
+    """A running state with cards in every zone: private and public blocks, the dead and
+    draw piles, and an active card."""
+    for seed in range(200):
+        state = game.new_state(rng_from_seed(seed))
+        rng = np.random.default_rng(seed)
+        while game.legal_actions(state):
+            if state.active >= 0 and any(state.public) and sum(state.dead) and state.draw:
+                return state
+            legal = game.legal_actions(state)
+            game.apply(state, legal[int(rng.integers(len(legal)))])
+    raise AssertionError("no game of 200 used every zone at once")
+
+
+def _held(state) -> list[int]:
+    """Copies of each type over every zone, counted independently of the validator."""
+    held = [sum(row[t] for row in state.private) + state.dead[t] + state.draw.count(t)
+            for t in range(28)]
+    for block in state.public:
+        for _, cards in block:
+            for t in cards:
+                held[t] += 1
+    if state.active >= 0:
+        held[state.active] += 1
+    return held
+
+
+def _drop(state, zone):
+    """``state`` edited to lose one card (or one set) from ``zone``; the changed fields."""
+    if zone == "private":
+        private = [row[:] for row in state.private]
+        seat = next(s for s, row in enumerate(private) if sum(row))
+        private[seat][next(t for t in range(28) if private[seat][t])] -= 1
+        return {"private": private}
+    if zone == "public":
+        public = [list(block) for block in state.public]
+        next(block for block in public if block).pop()
+        return {"public": public}
+    if zone == "dead":
+        dead = state.dead[:]
+        dead[next(t for t in range(28) if dead[t])] -= 1
+        return {"dead": dead}
+    if zone == "draw":
+        return {"draw": state.draw[:-1]}
+    return {"active": (state.active + 1) % 28}  # one type one short, the next one over
+
+
+def _add(state, zone):
+    """``state`` edited to hold a fifth copy of a type in ``zone``; the changed fields."""
+    if zone == "private":
+        private = [row[:] for row in state.private]
+        private[0][next(t for t in range(28) if private[0][t] < 3)] += 1
+        return {"private": private}
+    if zone == "public":
+        public = [list(block) for block in state.public]
+        public[0].append(["king", [0]])  # a lone red king: a set of its kind
+        return {"public": public}
+    if zone == "dead":
+        dead = state.dead[:]
+        dead[next(t for t in range(28) if dead[t] < 4)] += 1
+        return {"dead": dead}
+    return {"draw": [*state.draw, state.draw[0]]}
+
+
+ZONES = ["private", "public", "dead", "draw", "active"]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_card_missing_from_any_zone_is_refused(n, zone):
+    game = TuSacGame(num_players=n)
+    state = _every_zone_in_use(game)
+    game.validate(state)
+    assert _held(state) == [4] * 28  # the dealt game: every type exactly four times
+    broken = edited(game, state, **_drop(state, zone))
+    assert min(_held(broken)) < 4
+    with pytest.raises(ValueError, match="not the 4 copies"):
+        game.from_json(game.to_json(broken))
+    assert_refused(raw_env, {"num_players": n}, broken, "not the 4 copies")
+
+
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("zone", ZONES[:4])
+def test_a_fifth_card_in_any_zone_is_refused(n, zone):
+    game = TuSacGame(num_players=n)
+    state = _every_zone_in_use(game)
+    broken = edited(game, state, **_add(state, zone))
+    assert max(_held(broken)) == 5 and min(_held(broken)) == 4
+    with pytest.raises(ValueError, match="held \\[5\\] times, not the 4 copies"):
+        game.from_json(game.to_json(broken))
+    assert_refused(raw_env, {"num_players": n}, broken, "not the 4 copies")
+
+
+def test_the_engine_load_refuses_a_missing_card_and_keeps_its_game():
+    from tusac_env._engine import Engine
+
+    game = TuSacGame(num_players=3)
+    state = _every_zone_in_use(game)
+    eng = Engine(game)
+    eng.load(state)
+    before = eng.to_json()
+    with pytest.raises(ValueError, match="not the 4 copies"):
+        eng.load(edited(game, state, draw=state.draw[1:]))
+    assert eng.to_json() == before
