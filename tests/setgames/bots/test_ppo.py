@@ -13,16 +13,16 @@ from setgames.game import rng_from_seed
 from setgames.registry import make_game
 
 
-def _meta(game, **changes):
+def _meta(game, changes=None):
     state = game.new_state(rng_from_seed(0))
     meta = {"game": game.name, "version": game.version, "obs_size": game.observe(state, 0).size,
             "num_actions": game.num_actions, "config": game.config_dict(), "library_version": "test"}
-    meta.update(changes)
+    meta.update(changes or {})
     return meta
 
 
-def _random_policy(game, seed=0, hidden=16, **changes):
-    meta = _meta(game, **changes)
+def _random_policy(game, seed=0, hidden=16, changes=None):
+    meta = _meta(game, changes)
     rng = np.random.default_rng(seed)
     sizes = [meta["obs_size"], hidden, hidden, meta["num_actions"]]
     layers = [(rng.normal(size=(a, b)).astype(np.float32), rng.normal(size=b).astype(np.float32))
@@ -83,7 +83,7 @@ def test_numpy_inference_equals_the_torch_network_on_sampled_observations():
     ({"num_actions": 5}, "num_actions")])
 def test_a_weights_file_for_another_game_version_or_size_is_refused_in_one_line(tmp_path, changes, word):
     game = make_game("tethsi")
-    policy = _random_policy(game, **changes)  # its layers fit its (false) metadata
+    policy = _random_policy(game, changes=changes)  # its layers fit its (false) metadata
     path = policy.save(tmp_path / "other.npz")
     with pytest.raises(WeightsError) as err:
         load_policy(path, game)
