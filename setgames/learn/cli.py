@@ -13,8 +13,8 @@ _SKIP = ("game", "config", "progress")
 
 
 def _defaults() -> dict[str, object]:
-    # TrainConfig's defaults without importing torch: the dataclass is read from its source module
-    # only when the parser is built for `train`, which happens for every subcommand; keep them here.
+    # TrainConfig's defaults, written out: the parser is built for every subcommand, and importing
+    # setgames.learn.ppo would import torch (a test holds the two equal).
     return dict(steps=2_000_000, seed=1, num_envs=512, rollout=64, curriculum="random:0.05,greedy",
                 hidden=128, lr=3e-4, gamma=0.995, gae_lambda=0.95, epochs=3, minibatches=8, clip=0.2,
                 ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5, threads=1, env_threads=1, eval_every=20,

@@ -76,3 +76,26 @@ def test_the_train_command_reports_a_bad_curriculum_in_one_line(capsys, tmp_path
     assert main(["train", "tethsi", "--curriculum", "human", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("setgames: error: unknown opponent 'human'") and "\n" not in err
+
+
+def test_the_same_seed_trains_the_same_policy(tmp_path):
+    def run(seed, name):
+        cfg = TrainConfig(game="tethsi", steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
+                          curriculum="random:0.5,self", eval_every=0, out=str(tmp_path / name),
+                          progress=False)
+        train(cfg)
+        return load_policy(tmp_path / name / "ppo.npz").layers
+
+    a, b, c = run(3, "a"), run(3, "b"), run(4, "c")
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=True))
+    assert not np.array_equal(a[0][0], c[0][0])
+
+
+def test_the_command_line_defaults_are_the_recipe_defaults():
+    import dataclasses
+
+    from setgames.learn.cli import _defaults
+
+    fields = {f.name: f.default for f in dataclasses.fields(TrainConfig)
+              if f.default is not dataclasses.MISSING and f.name not in ("progress",)}
+    assert _defaults() == fields
