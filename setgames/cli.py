@@ -280,6 +280,19 @@ def _run_bench(args: argparse.Namespace) -> int:
     return int(status or 0)
 
 
+# ---------------------------------------------------------------- train
+def _add_train_arguments(p: argparse.ArgumentParser) -> None:
+    from setgames.learn.cli import add_arguments
+
+    add_arguments(p)
+
+
+def _run_train(args: argparse.Namespace) -> int:
+    from setgames.learn.cli import run
+
+    return run(args)
+
+
 # ---------------------------------------------------------------- play
 def _add_play_arguments(p: argparse.ArgumentParser) -> None:
     from setgames.play import add_arguments
@@ -299,8 +312,7 @@ register_command("replay", "re-simulate a game record, check it and show it step
                  _add_replay_arguments, _run_replay)
 register_command("bench", "run the throughput benchmarks", _add_bench_arguments, _run_bench)
 register_command("train", "train the ppo bot's policy on a game's batched engine (needs torch)",
-                 lambda p: importlib.import_module("setgames.learn.cli").add_arguments(p),
-                 lambda a: importlib.import_module("setgames.learn.cli").run(a))
+                 _add_train_arguments, _run_train)
 register_command("play", "play against the bots in a terminal: hints, undo/redo, save/load, watch",
                  _add_play_arguments, _run_play)
 
