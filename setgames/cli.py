@@ -1,4 +1,4 @@
-"""The ``setgames`` command line: ``setgames arena | replay | bench | play | serve``.
+"""The ``setgames`` command line: ``setgames arena | replay | bench | train | play | serve``.
 
 Subcommands live in :data:`COMMANDS`; a new one (``play``, ...) is one
 :func:`register_command` call with a function that adds its arguments and
@@ -280,6 +280,19 @@ def _run_bench(args: argparse.Namespace) -> int:
     return int(status or 0)
 
 
+# ---------------------------------------------------------------- train
+def _add_train_arguments(p: argparse.ArgumentParser) -> None:
+    from setgames.learn.cli import add_arguments
+
+    add_arguments(p)
+
+
+def _run_train(args: argparse.Namespace) -> int:
+    from setgames.learn.cli import run
+
+    return run(args)
+
+
 # ---------------------------------------------------------------- play
 def _add_play_arguments(p: argparse.ArgumentParser) -> None:
     from setgames.play import add_arguments
@@ -298,6 +311,8 @@ register_command("arena", "round robin of bots on the games, with a results tabl
 register_command("replay", "re-simulate a game record, check it and show it step by step",
                  _add_replay_arguments, _run_replay)
 register_command("bench", "run the throughput benchmarks", _add_bench_arguments, _run_bench)
+register_command("train", "train the ppo bot's policy on a game's batched engine (needs torch)",
+                 _add_train_arguments, _run_train)
 register_command("play", "play against the bots in a terminal: hints, undo/redo, save/load, watch",
                  _add_play_arguments, _run_play)
 

@@ -72,6 +72,9 @@ class GameInfo:
             no colour.
         drawing: ``(game, state, seat=None, legal=None, title=None) -> str``,
             the SVG of a state (:mod:`setgames.draw`), or None.
+        ppo_weights: the trained policy of the ``ppo`` bot, a package resource
+            written ``"package:relative/path.npz"`` (:mod:`setgames.bots.ppo`),
+            or None.
     """
 
     name: str
@@ -83,6 +86,7 @@ class GameInfo:
     table_tools: str | None = None
     card_style: str | None = None
     drawing: str | None = None
+    ppo_weights: str | None = None
 
 
 # name -> its GameInfo, or for a built-in game not asked for yet, its descriptor module

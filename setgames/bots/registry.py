@@ -3,7 +3,8 @@
 Three strengths for every game: ``random`` (uniform legal), ``greedy``
 (a rule-based player per game, in its package: ``<game>_env/greedy.py``,
 found through :mod:`setgames.registry`) and ``ismcts`` (information-set MCTS,
-any game). A bot *spec* is a name with options,
+any game); and ``ppo``, a trained policy (:mod:`setgames.bots.ppo`) for the
+games whose package ships its weights. A bot *spec* is a name with options,
 written ``"ismcts:iterations=400,c=0.5"`` on the command line.
 """
 
@@ -15,10 +16,11 @@ from typing import Any
 from setgames import registry
 from setgames.bots.base import Bot, RandomBot
 from setgames.bots.ismcts import IsmctsBot
+from setgames.bots.ppo import PpoBot
 
 __all__ = ["BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
 
-BOT_NAMES = ("random", "greedy", "ismcts")
+BOT_NAMES = ("random", "greedy", "ismcts", "ppo")
 _NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's options
 
 
@@ -49,12 +51,13 @@ def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any)
         cls: type[Bot] = RandomBot
     elif name == "greedy":
         cls = greedy_class(game_name)
-    elif name == "ismcts":
-        _check_options(name, IsmctsBot, options)
+    elif name in ("ismcts", "ppo"):
+        search_or_policy = IsmctsBot if name == "ismcts" else PpoBot
+        _check_options(name, search_or_policy, options)
         try:
-            return IsmctsBot(seed, game_name=game_name, **options)
+            return search_or_policy(seed, game_name=game_name, **options)
         except TypeError as exc:
-            raise ValueError(f"bad option for bot 'ismcts': {exc}") from None
+            raise ValueError(f"bad option for bot {name!r}: {exc}") from None
     else:
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
     _check_options(name, cls, options)

@@ -1,0 +1,444 @@
+"""Masked PPO in one file (CleanRL style, plain torch) on a game's batched engine.
+
+``setgames train GAME`` runs :func:`train`: B games in C (:mod:`setgames.batch`)
+with the opponents inside the step (``random``, ``greedy``) or, in a ``self``
+phase, the other seat played by a frozen snapshot of the policy (a pool of
+the last few, one drawn per rollout). A curriculum is a list of phases, each
+an opponent and the share of the steps it gets (``random:0.1,greedy:0.6,self``:
+the last phase takes the rest). Illegal logits are set to -inf before the
+softmax. Every ``eval_every`` updates the policy plays the arena
+(:func:`setgames.arena.run_arena`, duplicate deals, a fixed game count)
+against ``greedy``; the learning curve goes to ``curve.csv`` (and
+``curve.png`` with matplotlib), the policy to ``ppo.npz`` (the ``ppo`` bot's
+file, :mod:`setgames.bots.ppo`) and its model card to ``ppo.md``.
+
+Throughput is reported as env steps a second including the network: every
+slot's step counts once (with opponents in C, one learner move and the
+opponents' replies; in self-play, one move of either seat).
+
+    setgames train tethsi --steps 5000000 --seed 1 --out runs/tethsi
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from setgames import registry
+from setgames.batch import make_batch
+from setgames.bots.ppo import PpoPolicy
+
+__all__ = ["PHASE_OPPONENTS", "TrainConfig", "masked_logits", "parse_curriculum", "train"]
+
+PHASE_OPPONENTS = ("random", "greedy", "self")
+SNAPSHOTS = 5  # frozen policies kept for self-play
+CURVE_FIELDS = ("update", "env_steps", "wall_s", "steps_per_s", "phase", "games", "mean_return",
+                "win_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "eval_games",
+                "eval_score", "eval_low", "eval_high")
+
+
+@dataclass
+class TrainConfig:
+    """The recipe's settings (every one a ``setgames train`` option)."""
+
+    game: str
+    steps: int = 2_000_000
+    seed: int = 1
+    num_envs: int = 512
+    rollout: int = 64
+    curriculum: str = "random:0.05,greedy"
+    hidden: int = 128
+    lr: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    epochs: int = 3
+    minibatches: int = 8
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    threads: int = 1
+    env_threads: int = 1
+    eval_every: int = 20
+    eval_games: int = 200
+    out: str = "runs/ppo"
+    config: dict[str, Any] = field(default_factory=dict)
+    progress: bool | None = None
+
+
+def parse_curriculum(text: str, steps: int) -> list[tuple[str, int]]:
+    """``"random:0.1,greedy"`` -> ``[("random", steps // 10), ("greedy", rest)]``.
+
+    Raises:
+        ValueError: an unknown opponent, a bad share, or shares over 1.
+
+    >>> parse_curriculum("random:0.25,greedy", 100)
+    [('random', 25), ('greedy', 75)]
+    """
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise ValueError("empty curriculum")
+    phases: list[tuple[str, int]] = []
+    used = 0
+    for k, item in enumerate(items):
+        name, colon, share = item.partition(":")
+        if name not in PHASE_OPPONENTS:
+            raise ValueError(f"unknown opponent {name!r} in curriculum; choose from "
+                             f"{', '.join(PHASE_OPPONENTS)}")
+        if k == len(items) - 1:
+            n = steps - used
+        else:
+            try:
+                frac = float(share) if colon else float("nan")
+            except ValueError:
+                frac = float("nan")
+            if not 0 < frac < 1:
+                raise ValueError(f"phase {item!r} needs a share between 0 and 1 (name:0.2); only the last "
+                                 "phase takes the rest")
+            n = int(steps * frac)
+        if n <= 0:
+            raise ValueError(f"curriculum {text!r} leaves no steps for phase {name!r}")
+        used += n
+        phases.append((name, n))
+    return phases
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with the illegal actions at -inf (so they have probability 0)."""
+    return logits.masked_fill(~mask, float("-inf"))
+
+
+def _mlp(sizes: list[int], out_std: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        lin = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(lin.weight, out_std if last else np.sqrt(2))
+        nn.init.zeros_(lin.bias)
+        layers.append(lin)
+        if not last:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+class Agent(nn.Module):
+    """Separate actor (the shipped policy: ReLU MLP to logits) and critic."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: int):
+        super().__init__()
+        self.actor = _mlp([obs_size, hidden, hidden, num_actions], 0.01)
+        self.critic = _mlp([obs_size, hidden, hidden, 1], 1.0)
+
+    def policy(self, meta: dict[str, Any]) -> PpoPolicy:
+        """The actor as a numpy :class:`~setgames.bots.ppo.PpoPolicy` (weights copied)."""
+        lins = [m for m in self.actor if isinstance(m, nn.Linear)]
+        layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in lins]
+        return PpoPolicy(layers, meta)
+
+
+def _library_version() -> str:
+    try:
+        return version("setgames")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _meta(game: Any, obs_size: int) -> dict[str, Any]:
+    return {"game": game.name, "version": game.version, "obs_size": obs_size,
+            "num_actions": game.num_actions, "config": game.config_dict(),
+            "library_version": _library_version()}
+
+
+def _evaluate(cfg: TrainConfig, weights: Path, seed: int) -> dict[str, Any]:
+    """The policy in ``weights`` against greedy in the arena: score and 95% interval."""
+    from setgames.arena import ArenaGame, BotSpec, run_arena
+
+    ppo = BotSpec("ppo", "ppo", (("weights", str(weights)),))
+    res = run_arena([ArenaGame.of(cfg.game, **cfg.config)], [ppo, BotSpec.parse("greedy")],
+                    games_per_pairing=cfg.eval_games, seed=seed, workers=1, progress=False,
+                    pairings=[(0, 1)])
+    pair = res["arenas"][0]["pairings"][0]
+    return {"games": pair["games"], "score": pair["score_a"], "low": pair["score_a_ci"][0],
+            "high": pair["score_a_ci"][1]}
+
+
+def _gae(rew: np.ndarray, done: np.ndarray, val: np.ndarray, valid: np.ndarray, boot: np.ndarray,
+         gamma: float, lam: float) -> np.ndarray:
+    """GAE over each slot's own moves: steps where ``valid`` is False (the other seat moved,
+    in self-play) are skipped, the next valid step's value and advantage carried past them."""
+    adv = np.zeros_like(val)
+    next_val = boot.astype(np.float32).copy()
+    next_adv = np.zeros_like(next_val)
+    for t in range(val.shape[0] - 1, -1, -1):
+        v = valid[t]
+        nonterm = 1.0 - done[t]
+        delta = rew[t] + gamma * next_val * nonterm - val[t]
+        a = delta + gamma * lam * nonterm * next_adv
+        adv[t] = np.where(v, a, 0.0)
+        next_val = np.where(v, val[t], next_val)
+        next_adv = np.where(v, a, next_adv)
+    return adv
+
+
+class _Bar:
+    """One progress line on stderr (steps, rate, last evaluation), at most twice a second."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled, self.last = total, enabled, 0.0
+
+    def show(self, done: int, rate: float, note: str) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (now - self.last < 0.5 and done < self.total):
+            return
+        self.last = now
+        filled = int(30 * min(done, self.total) / self.total)
+        sys.stderr.write(f"\rtrain [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{self.total:,} steps "
+                         f"{rate:,.0f}/s {note} ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def train(cfg: TrainConfig) -> dict[str, Any]:
+    """Train a policy by ``cfg`` and write ``ppo.npz``, ``ppo.md``, ``curve.csv`` (and
+    ``curve.png``) under ``cfg.out``; returns the summary the model card shows.
+
+    Raises:
+        ValueError: a bad curriculum, or a game without a batched engine here.
+    """
+    phases = parse_curriculum(cfg.curriculum, cfg.steps)
+    torch.distributions.Distribution.set_default_validate_args(False)  # checks cost a tenth of the step
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    game = registry.make_game(cfg.game, **cfg.config)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    probe = make_batch(game, 1, seed=0)
+    probe.reset()
+    obs_size, n_act = probe.obs_size, probe.num_actions
+    agent = Agent(obs_size, n_act, cfg.hidden)
+    opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
+    meta = _meta(game, obs_size)
+    B, T = cfg.num_envs, cfg.rollout
+    n_updates = sum(max(1, n // (B * T)) for _, n in phases)
+    bar = _Bar(sum(max(1, n // (B * T)) for _, n in phases) * B * T,
+               sys.stderr.isatty() if cfg.progress is None else cfg.progress)
+    start, cpu0 = time.perf_counter(), time.process_time()
+    snapshots: list[nn.Module] = []
+    rows: list[dict[str, Any]] = []
+    env_steps, update, note, last_eval = 0, 0, "", None
+    curve = (out / "curve.csv").open("w", newline="")
+    writer = csv.DictWriter(curve, fieldnames=CURVE_FIELDS)
+    writer.writeheader()
+    try:
+        for p_index, (phase, phase_steps) in enumerate(phases):
+            selfplay = phase == "self"
+            batch = make_batch(game, B, seed=cfg.seed * 1_000_003 + p_index * B,
+                               num_threads=cfg.env_threads, opponents=None if selfplay else phase,
+                               learner_seat="rotate")
+            batch.reset()
+            learner = rng.integers(game.num_players, size=B).astype(np.int32)
+            for _ in range(max(1, phase_steps // (B * T))):
+                frozen = snapshots[int(rng.integers(len(snapshots)))] if selfplay and snapshots else agent
+                s_obs = np.zeros((T, B, obs_size), np.float32)
+                s_mask = np.zeros((T, B, n_act), bool)
+                s_act = np.zeros((T, B), np.int64)
+                s_logp = np.zeros((T, B), np.float32)
+                s_val = np.zeros((T, B), np.float32)
+                s_rew = np.zeros((T, B), np.float32)
+                s_done = np.zeros((T, B), np.float32)
+                s_valid = np.ones((T, B), bool)
+                last = np.full(B, -1)
+                returns: list[float] = []
+                cols = np.arange(B)
+                for t in range(T):
+                    obs = torch.from_numpy(batch.obs.astype(np.float32))
+                    mask = torch.from_numpy(batch.mask.astype(bool))
+                    with torch.no_grad():
+                        dist = torch.distributions.Categorical(logits=masked_logits(agent.actor(obs), mask))
+                        act = dist.sample()
+                        logp = dist.log_prob(act)
+                        val = agent.critic(obs).squeeze(-1)
+                        if selfplay:
+                            valid = batch.seat == learner
+                            f_act = torch.distributions.Categorical(
+                                logits=masked_logits(frozen.actor(obs), mask)).sample()
+                            act = torch.where(torch.from_numpy(valid), act, f_act)
+                        else:
+                            valid = np.ones(B, bool)
+                    s_obs[t], s_mask[t], s_act[t] = obs.numpy(), mask.numpy(), act.numpy()
+                    s_logp[t], s_val[t], s_valid[t] = logp.numpy(), val.numpy(), valid
+                    last = np.where(valid, t, last)
+                    batch.step(act.numpy())
+                    r = batch.rewards[cols, learner] if selfplay else batch.learner_reward
+                    ended = np.asarray(batch.terminated) | np.asarray(batch.truncated)
+                    seen = last >= 0  # a reward before the slot's first move here is lost (rare)
+                    s_rew[last[seen], cols[seen]] += r[seen]
+                    hit = ended & seen
+                    s_done[last[hit], cols[hit]] = 1.0
+                    if ended.any():
+                        fin = batch.final_learner_seat if not selfplay else learner
+                        returns += [float(batch.rewards[i, fin[i]]) for i in np.flatnonzero(ended)]
+                        if selfplay:
+                            learner = np.where(ended, 1 - learner if game.num_players == 2
+                                               else rng.integers(game.num_players, size=B), learner)
+                env_steps += B * T
+                with torch.no_grad():
+                    boot = agent.critic(torch.from_numpy(batch.obs.astype(np.float32))).squeeze(-1).numpy()
+                if selfplay:
+                    boot = np.where(batch.seat == learner, boot, 0.0)
+                adv = _gae(s_rew, s_done, s_val, s_valid, boot, cfg.gamma, cfg.gae_lambda)
+                stats = _update(agent, opt, cfg, s_obs, s_mask, s_act, s_logp, s_val, adv, s_valid, rng)
+                update += 1
+                wall = time.perf_counter() - start
+                row: dict[str, Any] = {
+                    "update": update, "env_steps": env_steps, "wall_s": round(wall, 2),
+                    "steps_per_s": round(env_steps / wall), "phase": phase, "games": len(returns),
+                    "mean_return": round(float(np.mean(returns)), 4) if returns else "",
+                    "win_rate": round(float(np.mean(np.asarray(returns) > 0)), 4) if returns else "",
+                    **{k: round(v, 5) for k, v in stats.items()},
+                    "eval_games": "", "eval_score": "", "eval_low": "", "eval_high": ""}
+                if cfg.eval_every and (update % cfg.eval_every == 0 or update == n_updates):
+                    path = agent.policy(meta).save(out / "eval.npz")
+                    last_eval = _evaluate(cfg, path, seed=cfg.seed + 7)
+                    row.update(eval_games=last_eval["games"], eval_score=round(last_eval["score"], 4),
+                               eval_low=round(last_eval["low"], 4), eval_high=round(last_eval["high"], 4))
+                    note = (f"vs greedy {last_eval['score']:.3f} "
+                            f"[{last_eval['low']:.3f}, {last_eval['high']:.3f}]")
+                writer.writerow(row)
+                curve.flush()
+                rows.append(row)
+                if update % 10 == 0:
+                    snapshots = [*snapshots, _frozen_copy(agent, obs_size, n_act, cfg.hidden)][-SNAPSHOTS:]
+                bar.show(env_steps, env_steps / wall, note)
+    finally:
+        curve.close()
+        bar.close()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+    weights = agent.policy(meta).save(out / "ppo.npz")
+    (out / "eval.npz").unlink(missing_ok=True)
+    summary = {"config": asdict(cfg), "env_steps": env_steps, "updates": update, "wall_s": round(wall, 1),
+               "cpu_s": round(cpu, 1), "steps_per_s": round(env_steps / wall), "obs_size": obs_size,
+               "num_actions": n_act, "weights": str(weights), "weights_bytes": weights.stat().st_size,
+               "last_eval": last_eval, "meta": meta}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    _write_card(out / "ppo.md", summary)
+    _plot(rows, out / "curve.png")
+    return summary
+
+
+def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
+    copy = Agent(obs_size, n_act, hidden)
+    copy.load_state_dict(agent.state_dict())
+    copy.eval()
+    return copy
+
+
+def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.ndarray, mask: np.ndarray,
+            act: np.ndarray, logp: np.ndarray, val: np.ndarray, adv: np.ndarray, valid: np.ndarray,
+            rng: np.random.Generator) -> dict[str, float]:
+    """The clipped PPO update over the rollout's valid moves (``epochs`` passes of minibatches)."""
+    keep = valid.reshape(-1)
+    b_obs = torch.from_numpy(obs.reshape(-1, obs.shape[-1])[keep])
+    b_mask = torch.from_numpy(mask.reshape(-1, mask.shape[-1])[keep])
+    b_act = torch.from_numpy(act.reshape(-1)[keep])
+    b_logp = torch.from_numpy(logp.reshape(-1)[keep])
+    b_adv = torch.from_numpy(adv.reshape(-1)[keep])
+    b_ret = b_adv + torch.from_numpy(val.reshape(-1)[keep])
+    n = len(b_act)
+    size = max(1, n // cfg.minibatches)
+    pl = vl = ent = kl = 0.0
+    count = 0
+    for _ in range(cfg.epochs):
+        order = torch.from_numpy(rng.permutation(n))
+        for lo in range(0, n - size + 1, size):
+            idx = order[lo:lo + size]
+            dist = torch.distributions.Categorical(logits=masked_logits(agent.actor(b_obs[idx]), b_mask[idx]))
+            new_logp = dist.log_prob(b_act[idx])
+            ratio = (new_logp - b_logp[idx]).exp()
+            a = b_adv[idx]
+            a = (a - a.mean()) / (a.std() + 1e-8)
+            p_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+            v_loss = 0.5 * (agent.critic(b_obs[idx]).squeeze(-1) - b_ret[idx]).pow(2).mean()
+            # Entropy over the legal actions only: -inf logits would give 0 * -inf = nan.
+            probs = dist.probs
+            e = -(probs * torch.where(b_mask[idx], dist.logits, torch.zeros_like(probs))).sum(-1).mean()
+            loss = p_loss + cfg.vf_coef * v_loss - cfg.ent_coef * e
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                kl += float(((ratio - 1) - (new_logp - b_logp[idx])).mean())
+            pl, vl = pl + p_loss.detach().item(), vl + v_loss.detach().item()
+            ent, count = ent + e.detach().item(), count + 1
+    count = max(count, 1)
+    return {"policy_loss": pl / count, "value_loss": vl / count, "entropy": ent / count,
+            "approx_kl": kl / count}
+
+
+def _write_card(path: Path, s: dict[str, Any]) -> None:
+    """The model card beside the weights: how it was trained and how it scored."""
+    c = s["config"]
+    ev = s["last_eval"]
+    score = (f"{ev['score']:.3f} (95% interval {ev['low']:.3f}-{ev['high']:.3f}) over {ev['games']} games"
+             if ev else "not evaluated")
+    opts = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in c.items()
+                    if k not in ("game", "out", "config", "progress"))
+    path.write_text(f"""# ppo policy: {registry.game_title(c['game'])}
+
+- training command: `setgames train {c['game']} {opts}`
+- seed: {c['seed']}; env steps: {s['env_steps']:,} \
+({s['updates']} updates of {c['num_envs']} x {c['rollout']})
+- wall time: {s['wall_s']} s; CPU time of the process: {s['cpu_s']} s; {s['steps_per_s']:,} env steps/s \
+including the network, on {os.cpu_count()} cores ({platform.processor() or platform.machine()})
+- library version: {s['meta']['library_version']}; game version: {s['meta']['version']}; \
+config: {json.dumps(s['meta']['config'])}
+- observation size: {s['obs_size']}; actions: {s['num_actions']}; policy: ReLU MLP \
+{s['obs_size']}-{c['hidden']}-{c['hidden']}-{s['num_actions']} (numpy inference, {s['weights_bytes']:,} bytes)
+- arena vs greedy at the end of training (duplicate deals, seed {c['seed'] + 7}): {score}
+""")
+
+
+def _plot(rows: list[dict[str, Any]], path: Path) -> Path | None:
+    """``curve.png``: rollout win rate and the arena score against greedy (skipped without matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4))
+    xs = [r["env_steps"] for r in rows if r["win_rate"] != ""]
+    ax.plot(xs, [r["win_rate"] for r in rows if r["win_rate"] != ""], label="rollout win rate", lw=1)
+    ev = [r for r in rows if r["eval_score"] != ""]
+    if ev:
+        ys = np.array([r["eval_score"] for r in ev])
+        err = np.array([[r["eval_score"] - r["eval_low"] for r in ev], [r["eval_high"] - r["eval_score"]
+                                                                         for r in ev]])
+        ax.errorbar([r["env_steps"] for r in ev], ys, yerr=err, fmt="o-",
+                    label="arena score vs greedy (95%)")
+    ax.axhline(0.5, color="grey", lw=0.5)
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("score")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

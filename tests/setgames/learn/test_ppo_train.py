@@ -1,0 +1,101 @@
+"""The PPO recipe: curriculum parsing, GAE over each slot's own moves, and a short run
+that writes a loadable policy (the CI smoke of the recipe, not its strength)."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from setgames.bots.ppo import PpoBot, load_policy  # noqa: E402
+from setgames.cli import main  # noqa: E402
+from setgames.learn.ppo import TrainConfig, _gae, parse_curriculum, train  # noqa: E402
+from setgames.registry import make_game  # noqa: E402
+
+
+def test_curriculum_shares_and_errors():
+    assert parse_curriculum("random:0.1,greedy:0.3,self", 1000) == [("random", 100), ("greedy", 300),
+                                                                   ("self", 600)]
+    assert parse_curriculum("greedy", 50) == [("greedy", 50)]
+    for bad in ("", "human", "random,greedy", "random:1.5,greedy", "random:0.9,greedy:0.2,self"):
+        with pytest.raises(ValueError):
+            parse_curriculum(bad, 1000)
+
+
+def _gae_one_slot(rew, done, val, boot, gamma, lam):
+    """Textbook GAE over one slot's own moves (a plain list, no skipping)."""
+    adv, next_v, next_a = [0.0] * len(rew), boot, 0.0
+    for t in reversed(range(len(rew))):
+        nonterm = 1.0 - done[t]
+        delta = rew[t] + gamma * next_v * nonterm - val[t]
+        next_a = delta + gamma * lam * nonterm * next_a
+        adv[t], next_v = next_a, val[t]
+    return adv
+
+
+def test_gae_skips_the_other_seats_moves_as_if_they_were_not_there():
+    rng = np.random.default_rng(0)
+    T, B = 30, 7
+    rew = rng.normal(size=(T, B)).astype(np.float32)
+    done = (rng.random((T, B)) < 0.15).astype(np.float32)
+    val = rng.normal(size=(T, B)).astype(np.float32)
+    valid = rng.random((T, B)) < 0.6
+    boot = rng.normal(size=B).astype(np.float32)
+    got = _gae(rew, done, val, valid, boot, 0.97, 0.9)
+    for b in range(B):
+        keep = valid[:, b]
+        want = _gae_one_slot(rew[keep, b], done[keep, b], val[keep, b], boot[b], 0.97, 0.9)
+        np.testing.assert_allclose(got[keep, b], want, rtol=1e-5, atol=1e-5)
+        assert (got[~keep, b] == 0).all()
+
+
+@pytest.mark.parametrize("curriculum", ["random:0.5,greedy", "greedy:0.5,self"])
+def test_a_short_run_writes_a_loadable_policy_a_curve_and_a_card(tmp_path, curriculum):
+    cfg = TrainConfig(game="tethsi", steps=2 * 32 * 8 * 2, num_envs=32, rollout=8, hidden=16,
+                      curriculum=curriculum, eval_every=2, eval_games=4, out=str(tmp_path), progress=False)
+    summary = train(cfg)
+    game = make_game("tethsi")
+    policy = load_policy(tmp_path / "ppo.npz", game)
+    assert policy.layers[0][0].shape == (summary["obs_size"], 16)
+    rows = list(csv.DictReader((tmp_path / "curve.csv").open()))
+    first, second = (p for p, _ in parse_curriculum(curriculum, 4))
+    assert [r["phase"] for r in rows] == [first] * 2 + [second] * 2  # two updates per phase
+    assert int(rows[-1]["env_steps"]) == summary["env_steps"] == 4 * 32 * 8
+    assert rows[-1]["eval_score"] != "" and 0 <= float(rows[-1]["eval_score"]) <= 1
+    card = (tmp_path / "ppo.md").read_text()
+    assert "setgames train tethsi" in card and f"seed: {cfg.seed}" in card
+    bot = PpoBot(0, weights=str(tmp_path / "ppo.npz"))
+    state = game.new_state(np.random.default_rng(0))
+    assert bot.act(game, state, game.current_seat(state)) in game.legal_actions(state)
+
+
+def test_the_train_command_reports_a_bad_curriculum_in_one_line(capsys, tmp_path):
+    assert main(["train", "tethsi", "--curriculum", "human", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("setgames: error: unknown opponent 'human'") and "\n" not in err
+
+
+def test_the_same_seed_trains_the_same_policy(tmp_path):
+    def run(seed, name):
+        cfg = TrainConfig(game="tethsi", steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
+                          curriculum="random:0.5,self", eval_every=0, out=str(tmp_path / name),
+                          progress=False)
+        train(cfg)
+        return load_policy(tmp_path / name / "ppo.npz").layers
+
+    a, b, c = run(3, "a"), run(3, "b"), run(4, "c")
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=True))
+    assert not np.array_equal(a[0][0], c[0][0])
+
+
+def test_the_command_line_defaults_are_the_recipe_defaults():
+    import dataclasses
+
+    from setgames.learn.cli import _defaults
+
+    fields = {f.name: f.default for f in dataclasses.fields(TrainConfig)
+              if f.default is not dataclasses.MISSING and f.name not in ("progress",)}
+    assert _defaults() == fields
