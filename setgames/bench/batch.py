@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from setgames.bench.envs import GAME_CONFIGS, Case, _paired_ratio, _stats, aec_play
+from setgames.bench.envs import GAME_CONFIGS, Case, _paired_ratio, _stats, aec_play, case_row
 from setgames.bench.sampler import LegalSampler
 
 __all__ = ["BATCH_SIZES", "QUICK_SIZES", "THREADS", "batch_cases", "batch_table", "batch_targets",
@@ -129,13 +129,7 @@ def summarize_batch(cases: list[Case], runs: list[list[dict[str, Any]]]) -> list
            if c.kind == "batch" and c.config.get("threads") == 1}
     rows = []
     for i, case in enumerate(cases):
-        good = [x for x in runs[i] if "steps_per_s" in x]
-        row: dict[str, Any] = {"group": case.group, "label": case.label, "kind": case.kind,
-                               "game": case.game, "config": case.config, "note": case.note,
-                               "repeats": len(good)}
-        errors = [x["error"] for x in runs[i] if "error" in x]
-        if errors:
-            row["error"] = errors[0]
+        row, good = case_row(case, runs[i])
         if not good:
             rows.append(row)
             continue

@@ -310,6 +310,19 @@ def _paired_ratio(a: list[dict], b: list[dict]) -> float | None:
     return statistics.median(pairs) if pairs else None
 
 
+def case_row(case: Case, runs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The fields every summary row of ``case`` starts with (its first error, if any), and
+    its measurements that did not fail."""
+    good = [x for x in runs if "steps_per_s" in x]
+    row: dict[str, Any] = {"group": case.group, "label": case.label, "kind": case.kind,
+                           "game": case.game, "config": case.config, "note": case.note,
+                           "repeats": len(good)}
+    errors = [x["error"] for x in runs if "error" in x]
+    if errors:
+        row["error"] = errors[0]
+    return row, good
+
+
 def summarize(cases: list[Case], runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One JSON-able row per case: medians and spread over repeats, steps per
     game, and the paired ratios ``x_null`` (to the null env of the same game and
@@ -320,13 +333,7 @@ def summarize(cases: list[Case], runs: list[list[dict[str, Any]]]) -> list[dict[
                    and c.label.startswith("OpenSpiel gin_rummy (obs")), None)
     rows = []
     for i, case in enumerate(cases):
-        good = [x for x in runs[i] if "steps_per_s" in x]
-        row: dict[str, Any] = {"group": case.group, "label": case.label, "kind": case.kind,
-                               "game": case.game, "config": case.config, "note": case.note,
-                               "repeats": len(good)}
-        errors = [x["error"] for x in runs[i] if "error" in x]
-        if errors:
-            row["error"] = errors[0]
+        row, good = case_row(case, runs[i])
         if good:
             steps = sum(x["steps"] for x in good)
             games = sum(x["games"] for x in good)
