@@ -82,3 +82,15 @@ cdef bint bh_evaluate(uint64_t hand, int ace_top, int *bound, int *unbound) noex
 cdef bint bh_all_bound_code(uint64_t code, int ace_top) noexcept nogil
 cdef int bh_n_actions() noexcept nogil
 cdef int bh_obs_size() noexcept nogil
+
+
+cdef class Engine:
+    cdef object game
+    cdef BConfig cfg
+    cdef BState st
+    cdef BEvents ev
+    cdef tuple zero_rewards
+    cdef str reason             # the rules layer's reason (any string a loaded state held)
+    cdef list events
+    cdef list _round_points(self)
+    cdef object _state(self)

@@ -761,14 +761,6 @@ cdef class Engine:
     layer's dicts back.
     """
 
-    cdef object game
-    cdef BConfig cfg
-    cdef BState st
-    cdef BEvents ev
-    cdef tuple zero_rewards
-    cdef str reason             # the rules layer's reason (any string a loaded state held)
-    cdef list events
-
     def __init__(self, game):
         """An engine for ``game`` (a :class:`~bharg_env.rules.BhargGame`); no state until ``load``."""
         self.game = game
