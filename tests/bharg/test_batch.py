@@ -327,3 +327,27 @@ def test_sample_without_a_generator_draws_each_slot_from_its_own_stream():
             want.append(legal[int(streams[i].integers(len(legal)))])
         assert b.sample(out=out) is out and out.tolist() == want
         b.step(out)
+
+
+def test_gymnasium_and_sb3_views_build_on_the_bharg_batch():
+    gym = pytest.importorskip("gymnasium")
+    from setgames.batch.gym_vector import BatchVectorEnv
+
+    envs = gym.make_vec("setgames/bharg-v0", num_envs=5, vectorization_mode="vector_entry_point",
+                        opponents="greedy", num_players=3, target_score=40)
+    assert isinstance(envs, BatchVectorEnv) and envs.single_action_space == gym.spaces.Discrete(47)
+    obs, _ = envs.reset(seed=30)
+    assert obs.shape == (5, 249) and envs.action_masks().shape == (5, 47)
+    for i in range(5):  # seat 0 (the learner) opens round 1: its first view is raw_env's
+        env = raw_env(num_players=3, target_score=40)
+        env.reset(seed=30 + i)
+        np.testing.assert_array_equal(obs[i], env.observe("player_0")["observation"])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        envs.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in envs.action_masks()]))
+    pytest.importorskip("stable_baselines3")
+    from setgames.batch.sb3_vec import BatchVecEnv
+
+    venv = BatchVecEnv("bharg", num_envs=4, opponents="random", max_turns=20)
+    assert venv.reset().shape == (4, 249)
+    assert np.array(venv.env_method("action_masks")).shape == (4, 47)
