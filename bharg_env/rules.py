@@ -323,6 +323,7 @@ class BhargGame(Game[BhargState]):
     env_name = "bharg_v0"
     version = 0
     engine_module = "bharg_env._engine"
+    batch_module = "bharg_env._batch"
 
     def __init__(self, num_players: int = 2, excuse: bool = False, pawns: bool = False,
                  courts: bool = False, target_score: int | None = None,

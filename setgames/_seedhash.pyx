@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""numpy's ``SeedSequence`` for one non-negative int, compiled (see :mod:`setgames.seeding`).
+"""numpy's ``SeedSequence`` for one non-negative int (or a few), compiled (see :mod:`setgames.seeding`).
 
 The pool mixing and output hashing of numpy's ``SeedSequence`` (pool of four
 32-bit words, no spawn key), on C 32-bit words: the pure-Python path of
@@ -42,7 +42,7 @@ cdef inline uint32_t _mix(uint32_t x, uint32_t y) noexcept nogil:
 
 
 cdef void _pool_words(const uint32_t *words, int n, uint32_t *pool) noexcept nogil:
-    """numpy's entropy pool of the ``n`` >= 1 entropy words at ``words`` (low first)."""
+    """numpy's entropy pool of the ``n`` entropy words at ``words`` (low first)."""
     cdef uint32_t hash_const = INIT_A
     cdef int i, j
     for i in range(POOL):
@@ -113,14 +113,26 @@ cdef void seed_state_u64(uint64_t seed, uint64_t *out, int n_words) noexcept nog
     """``SeedSequence(seed).generate_state(n_words, np.uint64)`` into ``out``, for a seed
     below 2**64, without the GIL: what a batched engine needs to seed ``PCG64(seed)``
     in C when a slot deals its next game (see :mod:`setgames.batch`)."""
-    cdef uint32_t words[2]
+    seed_state_seq(&seed, 1, out, n_words)
+
+
+cdef void seed_state_seq(const uint64_t *ints, int n_ints, uint64_t *out, int n_words) noexcept nogil:
+    """``SeedSequence([ints[0], ..., ints[n_ints - 1]]).generate_state(n_words, np.uint64)``
+    into ``out``, for 1 to 32 ints below 2**64 (one int: the int's own seed), without the
+    GIL: numpy reads each int as its 32-bit words, low first, one word at least (so
+    ``[s, 0]`` is ``s``). Bharg seeds its reshuffles and later deals with ``[seed, draws]``."""
+    cdef uint32_t words[MAX_WORDS]
     cdef uint32_t pool[POOL]
     cdef uint32_t hash_const = INIT_B
     cdef uint32_t lo, hi
-    cdef int i
-    words[0] = <uint32_t> seed
-    words[1] = <uint32_t> (seed >> 32)
-    _pool_words(words, 2 if words[1] else 1, pool)
+    cdef int i, n = 0
+    for i in range(n_ints if n_ints <= MAX_WORDS // 2 else MAX_WORDS // 2):
+        words[n] = <uint32_t> ints[i]
+        n += 1
+        if ints[i] >> 32:
+            words[n] = <uint32_t> (ints[i] >> 32)
+            n += 1
+    _pool_words(words, n, pool)
     for i in range(n_words):
         lo = _out(pool, 2 * i, &hash_const)
         hi = _out(pool, 2 * i + 1, &hash_const)

@@ -10,6 +10,8 @@ inside the ``nogil`` step. Each reproduces numpy's algorithm draw for draw
   2**64 (numpy's ``SeedSequence`` words from :mod:`setgames._seedhash`, then
   PCG64's ``srandom``: state 0, increment ``2 * initseq + 1``, step, add the
   initial state, step);
+- ``sg_pcg64_seed_seq(r, ints, n)``: ``np.random.PCG64([ints[0], ..., ints[n-1]])``
+  for a short list of ints below 2**64 (Bharg's ``[seed, draws]``);
 - ``sg_pcg64_next64`` / ``sg_pcg64_next32``: PCG64's XSL-RR output and its
   32-bit draws, which return the two halves of one 64-bit draw (low first),
   as numpy's ``pcg64_next32`` keeps the high half in ``uinteger``;
@@ -34,7 +36,7 @@ a game's other streams (opponents, learner seat) the same way.
 from libc.stdint cimport uint32_t, uint64_t
 from numpy.random cimport bitgen_t
 
-from setgames._seedhash cimport seed_state_u64
+from setgames._seedhash cimport seed_state_seq, seed_state_u64
 
 cdef extern from *:
     """
@@ -129,6 +131,13 @@ cdef inline void sg_pcg64_seed(sg_pcg64 *r, uint64_t seed) noexcept nogil:
     """``np.random.PCG64(seed)`` in ``r`` (numpy's SeedSequence, compiled in :mod:`setgames._seedhash`)."""
     cdef uint64_t words[4]
     seed_state_u64(seed, words, 4)
+    sg_pcg64_from_words(r, words)
+
+
+cdef inline void sg_pcg64_seed_seq(sg_pcg64 *r, const uint64_t *ints, int n) noexcept nogil:
+    """``np.random.PCG64([ints[0], ..., ints[n - 1]])`` in ``r`` (1 to 32 ints below 2**64)."""
+    cdef uint64_t words[4]
+    seed_state_seq(ints, n, words, 4)
     sg_pcg64_from_words(r, words)
 
 

@@ -12,6 +12,7 @@ from numpy.random cimport bitgen_t
 
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_interval, sg_lemire, sg_pcg64,
                                   sg_pcg64_next32, sg_pcg64_next32_v, sg_pcg64_next64, sg_pcg64_seed,
+                                  sg_pcg64_seed_seq,
                                   sg_slot_seed, sg_tag_seed)
 
 
@@ -27,6 +28,19 @@ def next32(uint64_t seed, int n):
     cdef sg_pcg64 r
     sg_pcg64_seed(&r, seed)
     return [sg_pcg64_next32(&r) for _ in range(n)]
+
+
+def next64_seq(list ints, int n):
+    """The first ``n`` 64-bit draws of ``PCG64(ints)`` seeded in C from a list of 1 to 32 ints below 2**64."""
+    cdef sg_pcg64 r
+    cdef uint64_t words[32]
+    cdef int i
+    if not 1 <= len(ints) <= 32:
+        raise ValueError(f"{len(ints)} ints: 1 to 32 are read")
+    for i in range(len(ints)):
+        words[i] = ints[i]
+    sg_pcg64_seed_seq(&r, words, len(ints))
+    return [sg_pcg64_next64(&r) for _ in range(n)]
 
 
 def script(uint64_t seed, list ops):

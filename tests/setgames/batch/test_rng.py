@@ -71,3 +71,15 @@ def test_first_game_of_slot_i_is_master_plus_i_and_later_games_differ():
     assert seeds.game_seed(2**63 - 1, 1, 0) == 0  # wraps modulo 2**63
     later = {seeds.game_seed(100, i, k) for i in range(50) for k in range(50)}
     assert len(later) == 2500
+
+
+def test_pcg64_seeded_from_a_list_of_ints_equals_numpy():
+    # Bharg's [seed, draws] seeds, word boundaries included: numpy reads each int as its
+    # 32-bit words (one at least), low first, the words of the ints one after another.
+    rng = np.random.default_rng(20)
+    lists = [[0], [5], [5, 0], [0, 0], [2**32 - 1, 1], [2**32, 0], [2**63 - 1, 7], [2**64 - 1, 2**64 - 1],
+             [1, 2, 3], [2**40, 2**33, 9, 0, 4]]
+    lists += [[int(rng.integers(2**63)), int(rng.integers(50))] for _ in range(300)]
+    for ints in lists:
+        want = np.random.PCG64(ints).random_raw(12).tolist()
+        assert _rng.next64_seq(ints, 12) == want, ints

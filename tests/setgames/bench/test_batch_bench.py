@@ -5,19 +5,27 @@ from __future__ import annotations
 
 import pytest
 
+from setgames import registry
+from setgames.batch import batch_class
 from setgames.bench import main
 from setgames.bench.batch import batch_cases, batch_table, batch_targets, summarize_batch
-from setgames.bench.envs import run_cases
+from setgames.bench.envs import GAME_CONFIGS, run_cases
 
 pytest.importorskip("tethsi_env._batch", reason="tethsi_env._batch is not built")
 
 
 def test_batch_cases_play_games_and_pair_their_ratios():
-    cases, notes = batch_cases(["tethsi", "bharg"], quick=True, with_pgx=False)
+    names = ["tethsi", "bharg", "tusac"]
+    cases, notes = batch_cases(names, quick=True, with_pgx=False)
+    batched = [n for n in names if batch_class(registry.make_game(n)) is not None]
+    groups = sum(len(GAME_CONFIGS[n]) for n in batched)  # one group per config of a batched game
+    assert {"tethsi", "bharg"} <= set(batched)
     kinds = [c.kind for c in cases]
-    assert kinds.count("raw_env") == 1 and kinds.count("single_agent") == 1
-    assert kinds.count("batch") == 4 and kinds.count("batch_greedy") == 1  # B in {1, 64} x 1, 2 threads
-    assert any("bharg" in n and "no batched engine" in n for n in notes)
+    assert kinds.count("raw_env") == groups and kinds.count("single_agent") == groups
+    assert kinds.count("batch") == 4 * groups  # B in {1, 64} x 1, 2 threads
+    assert kinds.count("batch_greedy") == groups
+    assert all(any(n in note and "no batched engine" in note for note in notes)
+               for n in names if n not in batched)
     runs = run_cases(cases, repeats=2, seconds=0.01)
     rows = summarize_batch(cases, runs)
     for row in rows:
@@ -27,7 +35,7 @@ def test_batch_cases_play_games_and_pair_their_ratios():
     assert all(r["x_raw_env"] > 0 for r in batch_rows)
     assert next(r for r in rows if r["kind"] == "batch_greedy")["x_single_agent"] > 0
     two = [r for r in rows if r["config"].get("threads") == 2]
-    assert len(two) == 2 and all(r["x_one_thread"] > 0 for r in two)
+    assert len(two) == 2 * groups and all(r["x_one_thread"] > 0 for r in two)
     table = batch_table(rows)
     assert len(table) == 2 + len(rows) and all(line.count("|") == 10 for line in table)
     assert batch_targets(rows) == []  # B=1,024 and 8,192 were not measured in the quick run

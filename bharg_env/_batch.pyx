@@ -1,0 +1,521 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Bharg's batched engine: B games in C, stepped by one call without the GIL.
+
+The protocol is :mod:`setgames.batch`'s (read it first); this is its Bharg
+class, built like Tet Hsi's (:mod:`tethsi_env._batch`). Every slot is a
+:c:type:`BState` stepped by the very functions the single-game
+:class:`bharg_env._engine.Engine` calls (``_engine.pxd``): draws, takes,
+discards, the reshuffles and, in match play, the scoring and the next round's
+deal, all drawing from numpy-identical ``PCG64([seed, draws])`` streams in C
+(``setgames/batch/_rng.pxd``), so the game of seed ``g`` is the game
+``raw_env().reset(seed=g)`` deals. A step validates every action first, then
+moves each slot: its action, the opponents' moves inside the step
+(``opponents="random"`` or ``"greedy"``, the compiled bot of
+:mod:`bharg_env._greedy`), the end of its game (rewards, the seed reported in
+:attr:`Batch.final_seed`) and, by the autoreset mode, its next deal;
+``num_threads > 1`` splits the slots over a pool of threads
+(``setgames/batch/_pool.pxd``).
+
+Bharg specifics: ``rewards`` holds what each seat earned on the step, which in
+match play under ``reward="score"`` includes the points of a round that ended
+without ending the game; the turn limit ends a game as ``truncated`` (not
+``terminated``), as in the AEC env. With opponents, a game that the seats
+before the learner end before the learner's first move (an opponent's first
+discard binds its whole hand) is not played: the slot deals its next game
+(index + 1), as :class:`setgames.wrappers.SingleAgentEnv` redeals, and the
+rewards of those opening moves are dropped, as that wrapper's ``reset`` drops them.
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+from numpy.random cimport bitgen_t
+
+cimport numpy as cnp
+
+import numpy as np
+
+from setgames.batch import AUTORESET_MODES, LEARNER_SEAT_MODES, OPPONENTS
+from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
+from setgames.batch._pool cimport sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
+from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
+                                  sg_pcg64_seed, sg_tag_seed)
+from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, bh_apply, bh_config, bh_fill_mask,
+                                bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe)
+from bharg_env._greedy cimport bh_greedy
+from bharg_env.rules import Phase
+
+cnp.import_array()
+
+cdef enum:
+    MAXP = 3               # Bharg's players at most
+    OPP_NONE, OPP_RANDOM, OPP_GREEDY
+    SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
+    AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
+    LIVE = 0, PENDING = 1, OVER = 2   # a slot's game runs / ended, dealt at the next step / ended, kept
+    # A slot redeals at most this many games in a row that end before the learner acts (each
+    # is a first discard that binds a whole hand: in practice never twice).
+    MAX_REDEALS = 64
+
+# Threads get at least this many slots each: waking a thread costs more than stepping a
+# few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
+MIN_SLOTS_PER_THREAD = 256
+cdef int CHUNK = 64  # slots a thread claims at a time
+
+cdef uint64_t C_TAG_OPP = TAG_OPPONENTS
+cdef uint64_t C_TAG_SEAT = TAG_LEARNER_SEAT
+cdef uint64_t C_TAG_SAMPLER = TAG_SAMPLER
+cdef int PH_OVER = int(Phase.OVER)
+
+ctypedef struct Ctx:
+    BState *st
+    BConfig cfg
+    sg_pcg64 *opp_rng          # per slot: the opponents' draws of the current game
+    sg_pcg64 *sampler          # per slot: the draws of sample() without a generator
+    long long *sample_out      # where that sample() writes (set by each call)
+    uint64_t *slot_seed
+    uint64_t *game_seed
+    uint64_t *final_seed
+    long long *game_index
+    int *learner               # per slot: the learner's seat in this game (-1 in self-play)
+    int *final_learner
+    unsigned char *status      # LIVE, PENDING or OVER
+    signed char *obs
+    signed char *final_obs
+    char *mask
+    int *seat
+    float *rewards
+    float *learner_reward
+    unsigned char *term
+    unsigned char *trunc
+    long long *actions
+    int obs_n, n_act, np, opponents, seat_mode, fixed_seat, autoreset
+
+
+cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Row ``i`` of obs, mask and seat from slot ``i``'s game: the learner's view (or, in
+    self-play, the seat to act; once over, the last mover), and its legal actions."""
+    cdef BState *s = &c.st[i]
+    cdef int shown = c.learner[i] if c.learner[i] >= 0 else s.seat
+    cdef char *m = c.mask + i * c.n_act
+    bh_observe(s, &c.cfg, shown, <char *> (c.obs + i * c.obs_n))
+    memset(m, 0, c.n_act)
+    if s.phase == PH_OVER:
+        c.seat[i] = -1
+    else:
+        bh_fill_mask(s, m)
+        c.seat[i] = s.seat
+
+
+cdef inline void _apply(Ctx *c, BState *s, int a, float *rew) noexcept nogil:
+    """Play ``a`` in ``s``, adding the rewards it returns (if any) to ``rew`` (or dropping them: NULL)."""
+    cdef double r[MAXP]
+    cdef int p
+    if bh_apply(s, &c.cfg, a, r, NULL) == BH_REWARD and rew != NULL:
+        for p in range(c.np):
+            rew[p] += <float> r[p]
+
+
+cdef void _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
+    """Play the other seats of slot ``i`` until the learner is to act or the game ends."""
+    cdef BState *s = &c.st[i]
+    cdef int legal[BH_MAX_ACTIONS]
+    cdef int a, n
+    while s.phase != PH_OVER and s.seat != c.learner[i]:
+        if c.opponents == OPP_GREEDY:
+            a = bh_greedy(s, &c.cfg)
+        else:
+            n = bh_legal(s, legal)
+            a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
+        _apply(c, s, a, rew)
+
+
+cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Deal slot ``i``'s next game (its index + 1) and, with opponents, play them to the learner's turn."""
+    cdef sg_pcg64 deal
+    cdef uint64_t g
+    cdef long long k
+    cdef int tries
+    for tries in range(MAX_REDEALS):
+        k = c.game_index[i] + 1
+        c.game_index[i] = k
+        g = sg_game_seed(c.slot_seed[i], <uint64_t> k)
+        c.game_seed[i] = g
+        sg_pcg64_seed(&deal, g)
+        bh_new_game(&c.st[i], &c.cfg, &deal)
+        c.status[i] = LIVE
+        if c.opponents == OPP_NONE:
+            c.learner[i] = -1
+            return
+        if c.seat_mode == SEAT_FIXED:
+            c.learner[i] = c.fixed_seat
+        elif c.seat_mode == SEAT_ROTATE:
+            c.learner[i] = <int> ((c.fixed_seat + k) % c.np)
+        else:
+            c.learner[i] = <int> (sg_tag_seed(g, C_TAG_SEAT) % <uint64_t> c.np)
+        sg_pcg64_seed(&c.opp_rng[i], sg_tag_seed(g, C_TAG_OPP))
+        _opponents(c, i, NULL)
+        if c.st[i].phase != PH_OVER:
+            return
+
+
+cdef void _finish(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
+    """Slot ``i``'s game just ended (its rewards are in ``rew``): its seed reported, then the autoreset."""
+    cdef BState *s = &c.st[i]
+    c.term[i] = not s.truncated
+    c.trunc[i] = s.truncated
+    c.final_seed[i] = c.game_seed[i]
+    c.final_learner[i] = c.learner[i]
+    if c.autoreset == AR_SAME_STEP:
+        bh_observe(s, &c.cfg, c.learner[i] if c.learner[i] >= 0 else s.seat,
+                   <char *> (c.final_obs + i * c.obs_n))
+        _new_game(c, i)
+    else:
+        c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
+    _write(c, i)
+
+
+cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """One step of slot ``i`` (its action already checked)."""
+    cdef BState *s = &c.st[i]
+    cdef float *rew = c.rewards + i * c.np
+    cdef int mover, p
+    for p in range(c.np):
+        rew[p] = 0
+    if c.status[i] == OVER:  # autoreset disabled: the game stays over until reset()
+        c.term[i] = not s.truncated
+        c.trunc[i] = s.truncated
+        c.learner_reward[i] = 0
+        return
+    c.trunc[i] = 0
+    c.term[i] = 0
+    if c.status[i] == PENDING:  # next-step autoreset: this step deals, the action is ignored
+        _new_game(c, i)
+        _write(c, i)
+        c.learner_reward[i] = 0
+        return
+    mover = s.seat
+    _apply(c, s, <int> c.actions[i], rew)
+    if c.opponents != OPP_NONE:
+        _opponents(c, i, rew)
+    c.learner_reward[i] = rew[c.learner[i] if c.learner[i] >= 0 else mover]
+    if s.phase == PH_OVER:
+        _finish(c, i, rew)
+    else:
+        _write(c, i)
+
+
+cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """Slots ``lo`` to ``hi - 1`` of the batch ``arg`` (a ``Ctx``), one step each (a pool task)."""
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        _step_slot(<Ctx *> arg, i)
+
+
+cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``sample()`` of slots ``lo`` to ``hi - 1`` from their own streams (a pool task)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef int legal[BH_MAX_ACTIONS]
+    cdef int m
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        if c.status[i] != LIVE or c.st[i].phase == PH_OVER:
+            c.sample_out[i] = 0
+            continue
+        m = bh_legal(&c.st[i], legal)
+        c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
+
+
+cdef Py_ssize_t _first_bad(Ctx *c, Py_ssize_t n) noexcept nogil:
+    """The first slot whose action is out of range or illegal (ignoring slots that take none), or -1."""
+    cdef Py_ssize_t i
+    cdef long long a
+    for i in range(n):
+        if c.status[i] != LIVE:
+            continue
+        a = c.actions[i]
+        if a < 0 or a >= c.n_act or not bh_is_legal(&c.st[i], <int> a):
+            return i
+    return -1
+
+
+cdef class Batch:
+    """``num_envs`` Bharg games stepped together in C (the :mod:`setgames.batch` protocol).
+
+    Args:
+        game: the :class:`~bharg_env.rules.BhargGame` (any config: 2 or 3 players, deck options,
+            match play, either reward mode, the turn limit).
+        num_envs: B, the number of slots.
+        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
+            from fresh entropy. :meth:`reset` deals the first games.
+        num_threads: threads the step splits the slots over (the caller and a pool of
+            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
+            slots: smaller batches run on the caller alone.
+        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
+            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
+        learner_seat: with opponents, the learner's seat: 0 or 1, ``"rotate"`` (seat 0 in a
+            slot's first game, then alternating) or ``"random"`` (drawn from each game's seed).
+        autoreset: ``"same_step"`` (a finished game's slot deals its next game in the same
+            step; the last observation is in :attr:`final_obs`), ``"next_step"`` (the step
+            after the end deals, ignoring its action) or ``"disabled"`` (the slot stays
+            over, ignoring actions, until :meth:`reset` names it).
+
+    Raises:
+        ValueError: a bad option, naming it.
+    """
+
+    cdef Ctx c
+    cdef sg_pool *pool
+    cdef Py_ssize_t n
+    cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
+    cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
+    cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
+    cdef readonly object opponents, learner_mode, autoreset
+    cdef object _actions, _slot_seed, _status, _labels
+    cdef bint _seeded
+
+    def __cinit__(self):
+        self.c.st = NULL
+        self.c.opp_rng = NULL
+        self.c.sampler = NULL
+        self.pool = NULL
+
+    def __dealloc__(self):
+        sg_pool_free(self.pool)
+        free(self.c.st)
+        free(self.c.opp_rng)
+        free(self.c.sampler)
+
+    def __init__(self, game, int num_envs, seed=None, int num_threads=1, opponents=None,
+                 learner_seat=0, autoreset="same_step"):
+        if num_envs < 1:
+            raise ValueError(f"num_envs {num_envs!r} must be at least 1")
+        if num_threads < 1:
+            raise ValueError(f"num_threads {num_threads!r} must be at least 1")
+        if opponents not in OPPONENTS:
+            raise ValueError(f"opponents {opponents!r} is not one of {OPPONENTS}")
+        if autoreset not in AUTORESET_MODES:
+            raise ValueError(f"autoreset {autoreset!r} is not one of {AUTORESET_MODES}")
+        if not (learner_seat in LEARNER_SEAT_MODES if isinstance(learner_seat, str)
+                else type(learner_seat) is int and 0 <= learner_seat < game.num_players):
+            raise ValueError(f"learner_seat {learner_seat!r} is not a seat 0..{game.num_players - 1} or one of "
+                             f"{LEARNER_SEAT_MODES}")
+        if seed is not None and not (isinstance(seed, (int, np.integer)) and 0 <= seed):
+            raise ValueError(f"seed {seed!r} must be a non-negative int or None")
+        self.game = game
+        self.n = num_envs
+        self.num_envs = num_envs
+        self.num_threads = num_threads
+        self.num_players = game.num_players
+        self.obs_size = bh_obs_size()
+        self.num_actions = bh_n_actions()
+        assert game.obs_spec.size == self.obs_size
+        assert game.num_actions == self.num_actions
+        self.opponents = opponents
+        self.learner_mode = learner_seat
+        self.autoreset = autoreset
+        self._labels = game.layout.labels
+        B = num_envs
+        self.c.st = <BState *> calloc(B, sizeof(BState))
+        self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
+            raise MemoryError(f"no memory for {B} Bharg games")
+        if num_threads > 1 and B >= 2 * MIN_SLOTS_PER_THREAD:
+            self.pool = sg_pool_new(min(num_threads, B // MIN_SLOTS_PER_THREAD))
+            if self.pool == NULL:
+                raise MemoryError("no memory for the thread pool")
+        self.obs = np.zeros((B, self.obs_size), np.int8)
+        self.final_obs = np.zeros((B, self.obs_size), np.int8)
+        self.mask = np.zeros((B, self.num_actions), np.int8)
+        self.seat = np.full(B, -1, np.int32)
+        self.rewards = np.zeros((B, self.num_players), np.float32)
+        self.learner_reward = np.zeros(B, np.float32)
+        self.terminated = np.zeros(B, np.bool_)
+        self.truncated = np.zeros(B, np.bool_)
+        self.game_seed = np.zeros(B, np.uint64)
+        self.final_seed = np.zeros(B, np.uint64)
+        self.game_index = np.full(B, -1, np.int64)
+        self.learner_seat = np.full(B, -1, np.int32)
+        self.final_learner_seat = np.full(B, -1, np.int32)
+        self._slot_seed = np.zeros(B, np.uint64)
+        self._status = np.full(B, OVER, np.uint8)
+        self._actions = np.zeros(B, np.int64)
+        c = &self.c
+        c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
+        c.game_seed = <uint64_t *> cnp.PyArray_DATA(self.game_seed)
+        c.final_seed = <uint64_t *> cnp.PyArray_DATA(self.final_seed)
+        c.game_index = <long long *> cnp.PyArray_DATA(self.game_index)
+        c.learner = <int *> cnp.PyArray_DATA(self.learner_seat)
+        c.final_learner = <int *> cnp.PyArray_DATA(self.final_learner_seat)
+        c.status = <unsigned char *> cnp.PyArray_DATA(self._status)
+        c.obs = <signed char *> cnp.PyArray_DATA(self.obs)
+        c.final_obs = <signed char *> cnp.PyArray_DATA(self.final_obs)
+        c.mask = <char *> cnp.PyArray_DATA(self.mask)
+        c.seat = <int *> cnp.PyArray_DATA(self.seat)
+        c.rewards = <float *> cnp.PyArray_DATA(self.rewards)
+        c.learner_reward = <float *> cnp.PyArray_DATA(self.learner_reward)
+        c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
+        c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
+        c.actions = <long long *> cnp.PyArray_DATA(self._actions)
+        c.obs_n = self.obs_size
+        c.n_act = self.num_actions
+        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
+        if isinstance(learner_seat, str):
+            c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
+            c.fixed_seat = 0
+        else:
+            c.seat_mode = SEAT_FIXED
+            c.fixed_seat = learner_seat
+        bh_config(&c.cfg, game)
+        c.np = self.num_players
+        c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
+                       AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
+        for a in (self.obs, self.final_obs, self.mask, self.seat, self.rewards, self.learner_reward,
+                  self.terminated, self.truncated, self.game_seed, self.final_seed, self.game_index,
+                  self.learner_seat, self.final_learner_seat):
+            a.flags.writeable = False  # written by the batch only (the C pointers stay valid)
+        self._seeded = False
+        if seed is not None:
+            self._reseed(int(seed), None)
+
+    cdef void _reseed(self, object master, object where):
+        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
+        None), and their sampler streams."""
+        cdef Py_ssize_t i
+        seeds = (np.arange(self.n, dtype=np.uint64) + np.uint64(master & MASK63)) & np.uint64(MASK63)
+        for i in range(self.n):
+            if where is None or where[i]:
+                sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
+        if where is None:
+            self._slot_seed[:] = seeds
+            self.game_index.flags.writeable = True
+            self.game_index[:] = -1
+        else:
+            self._slot_seed[where] = seeds[where]
+            self.game_index.flags.writeable = True
+            self.game_index[where] = -1
+        self.game_index.flags.writeable = False
+        self._seeded = True
+
+    def reset(self, seed=None, mask=None):
+        """Deal a new game in every slot (or in the slots where the bool array ``mask`` is True).
+
+        ``seed`` re-seeds those slots: slot ``i``'s next game is the game of seed
+        ``seed + i``; without it each slot deals its next game (index + 1), the
+        first time from the master seed given at construction or fresh entropy.
+        Rewards and terminations of the reset slots are zeroed.
+        """
+        cdef Py_ssize_t i
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != (self.n,) or mask.dtype != np.bool_:
+                raise ValueError(f"mask must be a bool array of shape ({self.n},), got "
+                                 f"{mask.dtype} {mask.shape}")
+        if seed is not None:
+            if not (isinstance(seed, (int, np.integer)) and 0 <= seed):
+                raise ValueError(f"seed {seed!r} must be a non-negative int or None")
+            self._reseed(int(seed), mask)
+        elif not self._seeded:
+            self._reseed(int(np.random.SeedSequence().entropy) & MASK63, None)
+        for i in range(self.n):
+            if mask is None or mask[i]:
+                _new_game(&self.c, i)
+                _write(&self.c, i)
+                for p in range(self.num_players):
+                    self.c.rewards[self.num_players * i + p] = 0
+                self.c.learner_reward[i] = 0
+                self.c.term[i] = self.c.trunc[i] = 0
+
+    def step(self, actions):
+        """Play ``actions[i]`` in slot ``i`` (the seat to act's, or the learner's, move), then
+        the opponents, game ends and autoresets; the arrays are updated in place.
+
+        ``actions`` is an integer ndarray of shape ``(num_envs,)``. Slots that take no
+        action (dealing at this step under ``"next_step"``, over under ``"disabled"``)
+        ignore theirs.
+
+        Raises:
+            ValueError: a wrong shape or dtype, or an action out of range or illegal in
+                its slot (naming the slot, the action and the legal ids); no slot moves.
+        """
+        cdef Py_ssize_t i, bad, n = self.n
+        cdef Ctx *c = &self.c
+        if not self._seeded:
+            raise ValueError("step() before reset()")
+        if type(actions) is not np.ndarray:
+            raise ValueError(f"actions must be a numpy integer array of shape ({n},), "
+                             f"not {type(actions).__name__}")
+        if actions.shape != (n,) or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({n},), got "
+                             f"{actions.dtype} {actions.shape}")
+        # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
+        np.copyto(self._actions, actions, casting="unsafe")
+        with nogil:
+            bad = _first_bad(c, n)
+        if bad >= 0:
+            a = int(actions[bad])
+            legal = self.legal_actions(bad)
+            what = (f"({self._labels[a]}) is not legal" if 0 <= a < self.num_actions
+                    else f"is out of range 0..{self.num_actions - 1}")
+            raise ValueError(f"slot {bad}: action {a} {what}; legal: {legal} (no slot moved)")
+        with nogil:
+            if self.pool == NULL:
+                for i in range(n):
+                    _step_slot(c, i)
+            else:
+                sg_pool_run(self.pool, _step_range, c, n, CHUNK)
+
+    def legal_actions(self, Py_ssize_t slot):
+        """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
+        cdef int out[BH_MAX_ACTIONS]
+        cdef int k, m
+        if not 0 <= slot < self.n:
+            raise IndexError(f"slot {slot} is out of range 0..{self.n - 1}")
+        if self.c.st[slot].phase == PH_OVER or self.c.status[slot] != LIVE:
+            return []
+        m = bh_legal(&self.c.st[slot], out)
+        return [out[k] for k in range(m)]
+
+    def sample(self, rng=None, out=None):
+        """A uniform random legal action in every slot, drawn in C.
+
+        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
+        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
+        one thread). Without one: each slot draws from its own stream, seeded with
+        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
+        (or the constructor) seeds slot ``i``, split over the threads like the step.
+        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
+        array of shape ``(num_envs,)``) or a new array.
+        """
+        cdef Py_ssize_t i, n = self.n
+        cdef int legal[BH_MAX_ACTIONS]
+        cdef int m
+        cdef bitgen_t *bg
+        if not self._seeded:
+            raise ValueError("sample() before reset()")
+        if out is None:
+            out = np.empty(n, np.int64)
+        elif type(out) is not np.ndarray or out.dtype != np.int64 or out.shape != (n,) \
+                or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"out must be a writable contiguous int64 array of shape ({n},)")
+        cdef long long *o = <long long *> cnp.PyArray_DATA(out)
+        cdef Ctx *c = &self.c
+        if rng is None:
+            c.sample_out = o
+            with nogil:
+                if self.pool == NULL:
+                    _sample_range(c, 0, n)
+                else:
+                    sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
+            return out
+        bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+        with rng.bit_generator.lock, nogil:
+            for i in range(n):
+                if c.status[i] != LIVE or c.st[i].phase == PH_OVER:
+                    o[i] = 0
+                    continue
+                m = bh_legal(&c.st[i], legal)
+                o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
+        return out

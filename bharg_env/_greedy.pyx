@@ -1,0 +1,123 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The greedy Bharg bot in C: :class:`bharg_env.greedy.GreedyBhargBot`'s move, without the GIL.
+
+The same decisions as the Python bot (the reference; ``tests/bharg/test_greedy_c.py``
+compares them in every position of thousands of games), on the engine's C state
+(:file:`_engine.pxd`) and its C copy of :func:`setgames.kernels.bharg.evaluate`:
+take the discard top when the hand it makes, after its best discard, ranks above
+the hand held; else draw; discard the card leaving the best-ranked hand (all
+bound, then the lowest unbound value, then the most bound cards), ties broken by
+the ways to bind, then the lower value, then the lower id. The bot is
+deterministic (it draws nothing). Batches use it for ``opponents="greedy"``.
+"""
+
+from libc.stdint cimport uint64_t
+
+from bharg_env._engine cimport BH_MAX_ACTIONS, BH_NCARDS, BConfig, BState, Engine, bh_evaluate, bh_legal
+
+from bharg_env import greedy as _py
+from bharg_env.rules import Phase
+from setgames.cards import BHARG_VALUES
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+cdef int DRAW_DECK = _py.DRAW_DECK
+cdef int TAKE_DISCARD = _py.TAKE_DISCARD
+cdef int DISCARD0 = _py.DISCARD0
+cdef int NUM_ACES = _py._NUM_ACES
+cdef int DRAW_PHASE = _py._DRAW_PHASE
+cdef int OVER_PHASE = int(Phase.OVER)
+cdef int VALUE[BH_NCARDS]
+for _c in range(BH_NCARDS):
+    VALUE[_c] = BHARG_VALUES[_c]
+
+
+cdef inline int _key(uint64_t hand, int ace) noexcept nogil:
+    """:func:`bharg_env.greedy.hand_key` as one int ordered the same way
+    (all bound, then minus the unbound value, then the bound count)."""
+    cdef int bound, unbound
+    cdef bint ab = bh_evaluate(hand, ace, &bound, &unbound)
+    return (<int> ab) << 20 | (1023 - unbound) << 8 | bound
+
+
+cdef inline int _ways(uint64_t hand, int ace, uint64_t unseen) noexcept nogil:
+    """:func:`bharg_env.greedy.ways_to_bind`."""
+    cdef int base, bound, unbound, n = 0
+    bh_evaluate(hand, ace, &base, &unbound)
+    while unseen:
+        bh_evaluate(hand | (unseen & -unseen), ace, &bound, &unbound)
+        if bound > base + 1:
+            n += 1
+        unseen &= unseen - 1
+    return n
+
+
+cdef int _best_discard(uint64_t hand, int ace, uint64_t unseen, bint ways, int *key) noexcept nogil:
+    """``_best_discard``: the card to discard from ``hand``, its rank in ``key``; ``ways``
+    False skips the ways-to-bind tie-break (the Python bot's ``unseen=None``)."""
+    cdef int keys[BH_NCARDS]
+    cdef int cards[BH_NCARDS]
+    cdef int m = 0, i, c, top = -1, n_tied = 0, best = -1, a, w
+    cdef long long k2, best2 = -1
+    cdef uint64_t h = hand
+    while h:
+        c = __builtin_ctzll(h)
+        cards[m] = c
+        keys[m] = _key(hand & ~((<uint64_t> 1) << c), c if c < NUM_ACES else ace)
+        if keys[m] > top:
+            top = keys[m]
+        m += 1
+        h &= h - 1
+    key[0] = top
+    for i in range(m):
+        if keys[i] == top:
+            n_tied += 1
+    if n_tied == 1 or not ways:
+        # max over (-value, card): the lowest value, then the highest id
+        for i in range(m):
+            if keys[i] == top and (best < 0 or -VALUE[cards[i]] > -VALUE[best]
+                                   or (VALUE[cards[i]] == VALUE[best] and cards[i] > best)):
+                best = cards[i]
+        return best
+    for i in range(m):
+        if keys[i] != top:
+            continue
+        c = cards[i]
+        a = c if c < NUM_ACES else ace
+        w = _ways(hand & ~((<uint64_t> 1) << c), a, unseen)
+        # (ways, -value, -card) as one int ordered the same way
+        k2 = (<long long> w) << 24 | (<long long> (255 - VALUE[c])) << 8 | (63 - c)
+        if k2 > best2:
+            best2 = k2
+            best = c
+    return best
+
+
+cdef int bh_greedy(const BState *s, const BConfig *cfg) noexcept nogil:
+    """The greedy bot's action for the seat to act in ``s`` (a game not over)."""
+    cdef int legal[BH_MAX_ACTIONS]
+    cdef int seat = s.seat, ace = s.aces[s.aces_len - 1] if s.aces_len else -1, i, key, card
+    cdef uint64_t hand = s.hands[seat], seen, all_cards = 0
+    if bh_legal(s, legal) == 1:
+        return legal[0]
+    if s.phase == DRAW_PHASE:
+        _best_discard(hand | (<uint64_t> 1) << s.discard[s.disc_len - 1], ace, 0, False, &key)
+        return TAKE_DISCARD if key > _key(hand, ace) else DRAW_DECK
+    seen = hand | s.disc_mask
+    for i in range(s.aces_len):
+        seen |= (<uint64_t> 1) << s.aces[i]
+    for i in range(cfg.n):
+        if i != seat:
+            seen |= s.known[i]
+    for i in range(cfg.ndeck):
+        all_cards |= (<uint64_t> 1) << cfg.deck_cards[i]
+    card = _best_discard(hand, ace, all_cards & ~seen, True, &key)
+    return DISCARD0 + card
+
+
+def greedy_action(Engine engine):
+    """The compiled greedy action in ``engine``'s position (a game not over), for tests."""
+    if engine.st.phase == OVER_PHASE:
+        raise ValueError("the game is over")
+    return bh_greedy(&engine.st, &engine.cfg)
