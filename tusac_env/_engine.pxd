@@ -49,9 +49,9 @@ cdef enum:
     PAY_KHAP = 4
 
 ctypedef struct TSEvent:
-    int kind
-    int seat
-    int a, b, c, d   # per kind (see _engine.pyx's _event_tuple); a meld: kind index, count, cards in cards
+    signed char kind
+    signed char seat
+    short a, b, c, d   # per kind (see _engine.pyx's _event_tuple); a meld: kind index, count, cards in cards
     signed char cards[4]
 
 ctypedef struct TSPay:
@@ -77,9 +77,9 @@ ctypedef struct TSState:
     int draw[112]
     int draw_len
     int pub_n[MAXSEAT]
-    int pub_kind[MAXSEAT][MAXSETS]
-    int pub_ncards[MAXSEAT][MAXSETS]
-    int pub_cards[MAXSEAT][MAXSETS][4]
+    signed char pub_kind[MAXSEAT][MAXSETS]     # (bytes: a batch holds thousands of states)
+    signed char pub_ncards[MAXSEAT][MAXSETS]
+    signed char pub_cards[MAXSEAT][MAXSETS][4]
     int active, active_from, active_how
     bint active_passed, discard_worst
     int current, phase
