@@ -23,6 +23,7 @@ cdef enum:
     TS_MAXPAY = 48   # payments of one game end: 3 losers + 3 * 3 * 3 side payments at most
     TS_MAXEV = 96    # events one deal or one step records (67 and 35 at most)
     TS_N_ACTIONS = 46
+    PH_OVER_C = 3    # Phase.OVER (checked in _engine.pyx)
     # game results (TSState.result)
     RES_NONE = 0
     RES_WIN = 1

@@ -84,7 +84,7 @@ cdef int PH_AFTER_HIT = int(_PY_AFTER_HIT)
 cdef int PH_OVER = int(_PY_OVER)
 cdef int BY_DISCARD = int(_PY_BY_DISCARD)
 cdef int BY_HIT = int(_PY_BY_HIT)
-assert NUM_ACTIONS == TS_N_ACTIONS and DISCARD0 + NT == NUM_ACTIONS
+assert NUM_ACTIONS == TS_N_ACTIONS and DISCARD0 + NT == NUM_ACTIONS and PH_OVER == PH_OVER_C
 
 cdef int NKINDS = len(PUBLIC_KINDS)
 cdef int KI_KHUI = PUBLIC_KINDS.index("khui")
