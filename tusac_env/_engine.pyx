@@ -2,28 +2,35 @@
 """Tu Sac compiled engine (see :mod:`setgames.engine` for the protocol).
 
 The same game as :mod:`tusac_env.rules` (the reference: ``tests/tusac/test_engine.py``
-holds this to it step by step), with the state in C arrays: private blocks as
-counts and per-component base-4 codes, the per-seat claim masks of
-:mod:`tusac_env.melds` as 32-bit type masks, the public blocks, the draw pile,
-and every seat's observation prefix as bytes patched where the data changes
-(as :mod:`tusac_env.observation` does). The per-step path (discard, hit, pass,
-meld, automatic claims, legal actions, mask, observation, the worst-cards hint)
-is typed C on tables copied at import from the rules layer's own tables
-(:mod:`tusac_env.melds`, :mod:`tusac_env.claims`); nothing is derived twice.
+holds this to it step by step), as one C struct (:c:type:`TSState`, declared in
+``_engine.pxd``) and the ``nogil`` functions that step it: private blocks as counts
+and per-component base-4 codes, the per-seat claim masks of :mod:`tusac_env.melds`
+as 32-bit type masks, the public blocks, the draw pile, and every seat's
+observation prefix as bytes patched where the data changes (as
+:mod:`tusac_env.observation` does). The whole step is C: the discard, hit, pass
+and melds, the automatic claims, the game end with its scoring (the C twin of
+:mod:`tusac_env.scoring`), the legal actions, mask, observation and the
+worst-cards hint, on tables copied at import from the rules layer's own tables
+(:mod:`tusac_env.melds`, :mod:`tusac_env.claims`); nothing is derived twice. The
+same functions step :class:`Engine` (one struct), the batched engine and the
+compiled greedy bot (:mod:`tusac_env._greedy`): one implementation.
 
-The game end (winning amounts, side payments, penalty rule) calls the rules
-layer's :func:`tusac_env.scoring.finish_win` / ``finish_draw`` on a state built
-from the C state, and ``outcome``/``to_json`` build the rules layer's data, so
-those live in one place. The public game record (``events``) is kept as the
-rules layer's list of tuples, appended as the rules layer appends it.
+The public game record is kept in C as compact event and payment records
+(``record`` set: the Engine's), which :class:`Engine` turns into the rules
+layer's tuples and lists after every call; ``outcome``/``to_json`` build the
+rules layer's data.
 
 Beyond the protocol, ``deal(rng)`` deals a new game in the engine: the state
 ``load(game.new_state(rng))`` gives, from the same numpy draws, in about a
-tenth of the time (``tests/tusac/test_engine.py`` checks the equality).
+tenth of the time (``tests/tusac/test_engine.py`` checks the equality);
+:c:func:`ts_deal` deals the same game from a C ``PCG64`` (``setgames/batch/_rng.pxd``).
 """
 
 cimport numpy as cnp
+from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
+
+from setgames.batch._rng cimport sg_lemire, sg_pcg64, sg_pcg64_next32_v, sg_shuffle_schar
 
 import numpy as np
 from operator import index as _index
@@ -32,7 +39,6 @@ cnp.import_array()
 
 from setgames.engine import rebuild as _from_json_state
 from setgames.cards import NUM_TUSAC_TYPES
-from setgames.kernels import tusac as _kern
 from tusac_env import claims as _claims
 from tusac_env import flow as _flow
 from tusac_env import melds as _melds
@@ -78,12 +84,15 @@ cdef int PH_AFTER_HIT = int(_PY_AFTER_HIT)
 cdef int PH_OVER = int(_PY_OVER)
 cdef int BY_DISCARD = int(_PY_BY_DISCARD)
 cdef int BY_HIT = int(_PY_BY_HIT)
-assert NUM_ACTIONS <= 64 and DISCARD0 + NT == NUM_ACTIONS
+assert NUM_ACTIONS == TS_N_ACTIONS and DISCARD0 + NT == NUM_ACTIONS and PH_OVER == PH_OVER_C
 
 cdef int NKINDS = len(PUBLIC_KINDS)
 cdef int KI_KHUI = PUBLIC_KINDS.index("khui")
 cdef int KI_QUAN = PUBLIC_KINDS.index("quan")
 cdef int KHUI_VALUE = KIND_VALUES["khui"]
+cdef int QUAN_SIDE = _scoring.QUAN_SIDE
+cdef int KHUI_SIDE = _scoring.KHUI_SIDE
+cdef int KHAP_SIDE = _scoring.KHAP_SIDE
 cdef int KIND_VALUE[16]      # public kind index -> set value
 for _i, _k in enumerate(PUBLIC_KINDS):
     KIND_VALUE[_i] = KIND_VALUES[_k]
@@ -205,50 +214,816 @@ cdef inline int popcount32(unsigned int m) noexcept nogil:
     return __builtin_popcount(m)
 
 
+# ---------------------------------------------------------------- the step (nogil C on a TSState)
+
+cdef void ts_rebuild(TSState *g) noexcept nogil:
+    """Every cache and the observation prefixes from the plain fields."""
+    cdef int n = g.n
+    cdef int s, t, i, j
+    for t in range(NT):
+        g.exposed[t] = g.dead[t]
+    for s in range(n):
+        for t in range(NT):
+            g.pub_counts[s][t] = 0
+        for i in range(16):
+            g.kind_counts[s][i] = 0
+        for i in range(g.pub_n[s]):
+            g.kind_counts[s][g.pub_kind[s][i]] += 1
+            for j in range(g.pub_ncards[s][i]):
+                t = g.pub_cards[s][i][j]
+                g.pub_counts[s][t] += 1
+                g.exposed[t] += 1
+        ts_init_seat(g, s)
+    ts_union(g)
+    g.worst_ok = False
+    ts_build_obs(g)
+
+cdef void ts_init_seat(TSState *g, int s) noexcept nogil:
+    """Codes, component trash, trash, size, Khaps and claim masks of seat ``s``
+    (as :func:`tusac_env.melds.init_seat`)."""
+    cdef int k, j, code, t
+    cdef int trash = 0, size = 0
+    cdef unsigned int khaps = 0, disc = 0, high = 0
+    for t in range(NT):
+        size += g.private[s][t]
+        if g.private[s][t] == 3:
+            khaps |= 1U << t
+    for k in range(NCOMP):
+        code = 0
+        for j in range(COMP_NTYPES[k]):
+            code = code * 4 + g.private[s][COMP_TYPES[k][j]]
+        g.codes[s][k] = code
+        g.ctrash[s][k] = COMP_TRASH[k][code]
+        trash += COMP_TRASH[k][code]
+        disc |= COMP_DISCARD[k][code]
+        high |= COMP_HIGH[k][code]
+    g.trash[s] = trash
+    g.sizes[s] = size
+    g.khaps[s] = khaps
+    g.disc[s] = disc
+    g.high[s] = high
+    ts_win_and_hot(g, s)
+
+cdef void ts_win_and_hot(TSState *g, int s) noexcept nogil:
+    """``s``'s win mask from its codes and trash, its hot mask (not the union)
+    (as :func:`tusac_env.melds._win_and_hot`)."""
+    cdef int trash = g.trash[s]
+    cdef int k
+    cdef unsigned int win = 0
+    if trash == 0:
+        for k in range(NCOMP):
+            win |= COMP_CLEAN[k][g.codes[s][k]]
+    elif trash <= 3:
+        for k in range(NCOMP):
+            if g.ctrash[s][k] == trash:
+                win = COMP_ZERO[k][g.codes[s][k]]
+                break
+    g.win[s] = win
+    g.hot[s] = g.high[s] | win
+
+cdef void ts_union(TSState *g) noexcept nogil:
+    cdef unsigned int u = 0
+    cdef int s
+    for s in range(g.n):
+        u |= g.hot[s]
+    g.hot_any = u
+
+cdef void ts_build_obs(TSState *g) noexcept nogil:
+    """Every seat's observation prefix (tail zero), as :func:`tusac_env.observation.build_obs`."""
+    cdef int n = g.n, size = g.obs_size
+    cdef int v, s, t, r, i
+    cdef unsigned char *b
+    memset(g.obs, 0, MAXSEAT * MAXOBS)
+    for v in range(n):
+        b = &g.obs[v * size]
+        for t in range(NT):
+            b[t] = g.private[v][t]
+            b[g.o_khap + t] = g.private[v][t] == 3
+            b[g.o_dead + t] = g.dead[t]
+        for s in range(n):
+            r = g.rel[s][v]
+            b[g.o_sizes + r] = g.sizes[s]
+            b[g.o_khc + r] = popcount32(g.khaps[s])
+            for t in range(NT):
+                b[g.o_pub + NT * r + t] = g.pub_counts[s][t]
+            for i in range(NKINDS):
+                b[g.o_kinds + NKINDS * r + i] = g.kind_counts[s][i]
+
+# ------------------------------------------------------------ block bookkeeping
+cdef void ts_set_size(TSState *g, int s) noexcept nogil:
+    cdef int v
+    cdef int size = g.sizes[s]
+    for v in range(g.n):
+        g.obs[v * g.obs_size + g.o_sizes + g.rel[s][v]] = size
+
+cdef void ts_masks_changed(TSState *g, int s, int k) noexcept nogil:
+    """As :func:`tusac_env.melds.masks_changed` (component ``k`` of ``s`` changed)."""
+    cdef int code = g.codes[s][k]
+    cdef unsigned int keep = ~COMP_BITS[k]
+    g.ctrash[s][k] = COMP_TRASH[k][code]
+    g.disc[s] = (g.disc[s] & keep) | COMP_DISCARD[k][code]
+    g.high[s] = (g.high[s] & keep) | COMP_HIGH[k][code]
+    ts_win_and_hot(g, s)
+    ts_union(g)
+
+cdef void ts_remove(TSState *g, int s, int a, int idx, int trash) noexcept nogil:
+    """Take meld ``idx``'s private cards (of active ``a``) out of ``s``'s block, which is
+    then left with ``trash`` (``idx`` KHUI_IDX: the three of a Khap)."""
+    cdef int j, u, nused, k = COMP_OF[a]
+    cdef int base = s * g.obs_size
+    if idx == KHUI_IDX:
+        g.private[s][a] -= 3
+        g.obs[base + a] = g.private[s][a]
+        g.codes[s][k] -= 3 * PLACE[a]
+        nused = 3
+    else:
+        nused = MI_NUSED[a][idx]
+        for j in range(nused):
+            u = MI_USED[a][idx][j]
+            g.private[s][u] -= 1
+            g.obs[base + u] = g.private[s][u]
+        g.codes[s][k] -= MI_PLACE[a][idx]
+    g.trash[s] = trash
+    g.sizes[s] -= nused
+    ts_set_size(g, s)
+    ts_masks_changed(g, s, k)
+
+cdef void ts_drop_khap(TSState *g, int s, int t) noexcept nogil:
+    """``s``'s Khap of ``t`` left its block (as a Khui), as :func:`tusac_env.melds.drop_khap`."""
+    cdef int v, c
+    g.khaps[s] &= ~(1U << t)
+    g.obs[s * g.obs_size + g.o_khap + t] = 0
+    c = popcount32(g.khaps[s])
+    for v in range(g.n):
+        g.obs[v * g.obs_size + g.o_khc + g.rel[s][v]] = c
+
+cdef void ts_put_public(TSState *g, int s, int ki, int *cards, int ncards) noexcept nogil:
+    """Append a sorted set to ``s``'s public block, as :func:`tusac_env.melds.put_public`."""
+    cdef int j, t, v, row, size = g.obs_size
+    cdef int p = g.pub_n[s]
+    if p >= MAXSETS:  # unreachable from a loaded state (checked there) or a deal: 64 sets hold 112+ cards
+        return
+    g.pub_kind[s][p] = ki
+    g.pub_ncards[s][p] = ncards
+    for j in range(ncards):
+        t = cards[j]
+        g.pub_cards[s][p][j] = t
+        g.pub_counts[s][t] += 1
+        g.exposed[t] += 1
+    g.pub_n[s] = p + 1
+    g.kind_counts[s][ki] += 1
+    for v in range(g.n):
+        row = v * size + g.o_pub + NT * g.rel[s][v]
+        for j in range(ncards):
+            t = cards[j]
+            g.obs[row + t] = g.pub_counts[s][t]
+        g.obs[v * size + g.o_kinds + NKINDS * g.rel[s][v] + ki] = g.kind_counts[s][ki]
+
+cdef TSEvent *ts_event(TSState *g, int kind, int seat, int a, int b) noexcept nogil:
+    """A new event record (``("kind", seat, a, b, ...)``, see :func:`_event_tuple`), or NULL
+    when the state keeps no record."""
+    cdef TSEvent *e
+    if not g.record or g.nev >= TS_MAXEV:  # (the cap holds a deal's or a step's events)
+        return NULL
+    e = &g.ev[g.nev]
+    g.nev += 1
+    e.kind = kind
+    e.seat = seat
+    e.a = a
+    e.b = b
+    e.c = e.d = 0
+    return e
+
+
+cdef void ts_meld_event(TSState *g, int s, int ki, int *cards, int ncards) noexcept nogil:
+    cdef int j
+    cdef TSEvent *e = ts_event(g, EV_MELD, s, ki, ncards)
+    if e != NULL:
+        for j in range(ncards):
+            e.cards[j] = <signed char>cards[j]
+
+# ------------------------------------------------------------ for players (the compiled greedy bot)
+cdef int ts_meld_trash(TSState *g, int s, int idx) noexcept nogil:
+    """``s``'s trash after melding the active card with meld ``idx`` (held, no Khap broken)."""
+    cdef int a = g.active
+    cdef int k = COMP_OF[a]
+    cdef int code = g.codes[s][k]
+    return g.trash[s] + COMP_TRASH[k][code - MI_PLACE[a][idx]] - COMP_TRASH[k][code]
+
+cdef int ts_meld_kind(TSState *g, int idx) noexcept nogil:
+    """Public set kind index of meld ``idx`` of the active card."""
+    return MI_KIND[g.active][idx]
+
+cdef void ts_meld_rest(TSState *g, int s, int idx, int *rest) noexcept nogil:
+    """``rest`` = ``s``'s private counts without the private cards meld ``idx`` uses."""
+    cdef int j, a = g.active
+    memcpy(rest, g.private[s], NT * sizeof(int))
+    for j in range(MI_NUSED[a][idx]):
+        rest[MI_USED[a][idx][j]] -= 1
+
+cdef void ts_unseen(TSState *g, int s, int *out) noexcept nogil:
+    """The cards of each type ``s`` has not seen (:func:`tusac_env.melds.unseen_counts`):
+    4 minus its own, every public block, the dead pile and the active card."""
+    cdef int t
+    for t in range(NT):
+        out[t] = 4 - g.private[s][t] - g.exposed[t]
+    if g.active >= 0:
+        out[g.active] -= 1
+
+cdef void ts_pawn_outs(TSState *g, int *counts, int *unseen, int *pawn) noexcept nogil:
+    """Outs of a held pawn of each colour (``flow._pawn_outs``): its own copies, and
+    with two other pawn colours held every unseen pawn, with one the missing colours'."""
+    cdef int c, held = 0, missing = 0
+    for c in range(4):
+        held += HELD[counts[7 * c + 6]]
+        if not HELD[counts[7 * c + 6]]:
+            missing += unseen[7 * c + 6]
+    for c in range(4):
+        if held >= 3:
+            pawn[c] = unseen[6] + unseen[13] + unseen[20] + unseen[27]
+        elif held == 2:
+            pawn[c] = unseen[7 * c + 6] + missing
+        else:
+            pawn[c] = unseen[7 * c + 6]
+
+cdef int ts_type_outs(TSState *g, int *counts, int *unseen, int t, int *pawn) noexcept nogil:
+    """Outs of held type ``t`` (as :func:`setgames.kernels.tusac.outs`; ``pawn`` from
+    :meth:`_pawn_outs`): its own copies and the trio partner that completes its trio."""
+    cdef int y = TRIO_Y[t], z
+    if y < 0:
+        return pawn[t // 7]
+    z = TRIO_Z[t]
+    return unseen[t] + (unseen[y] if HELD[counts[z]] else 0) + (unseen[z] if HELD[counts[y]] else 0)
+
+cdef int ts_outs_sum(TSState *g, int *counts, int *unseen) noexcept nogil:
+    """Sum over the held non-Khap types of ``counts`` of their outs (a Khap, count 3,
+    completes nothing)."""
+    cdef int t, total = 0
+    cdef int pawn[4]
+    ts_pawn_outs(g, counts, unseen, pawn)
+    for t in range(NT):
+        if HELD[counts[t]]:
+            total += ts_type_outs(g, counts, unseen, t, pawn)
+    return total
+
+# ------------------------------------------------------------ worst cards
+cdef unsigned int ts_worst(TSState *g) noexcept nogil:
+    """The current seat's worst discards as a type mask (:func:`tusac_env.flow.worst_cards`)."""
+    cdef int cur, t, o, low
+    cdef unsigned int legal, m, worst
+    cdef int unseen[NT]
+    cdef int pawn[4]
+    if g.worst_ok:
+        return g.worst_mask
+    cur = g.current
+    legal = g.disc[cur] if g.phase == PH_DISCARD else 0
+    if popcount32(legal) <= 1:
+        worst = legal
+    else:  # (an active card while discarding: a state the rules never make, refused on load)
+        ts_unseen(g, cur, unseen)
+        ts_pawn_outs(g, g.private[cur], unseen, pawn)
+        worst = 0
+        low = 99
+        m = legal
+        while m:
+            t = __builtin_ctz(m)
+            m &= m - 1
+            o = ts_type_outs(g, g.private[cur], unseen, t, pawn)
+            if o < low:
+                low = o
+                worst = 1U << t
+            elif o == low:
+                worst |= 1U << t
+    g.worst_mask = worst
+    g.worst_ok = True
+    return worst
+
+# ------------------------------------------------------------ legal actions
+cdef unsigned long long ts_legal(TSState *g) noexcept nogil:
+    """Bit mask of the legal actions (as :func:`tusac_env.flow.legal_now`)."""
+    cdef int a, cur = g.current
+    if g.phase == PH_DISCARD:
+        return (<unsigned long long>g.disc[cur]) << DISCARD0
+    if g.phase == PH_OVER:
+        return 0
+    a = g.active
+    if g.phase == PH_RESPOND:
+        return LEGAL_MELD_MASK[a][g.codes[cur][COMP_OF[a]]] | (1ULL << HIT)
+    return LEGAL_MELD_MASK[a][g.codes[cur][COMP_OF[a]]] | (1ULL << PASS)
+
+cdef int ts_apply(TSState *g, int action) noexcept nogil:
+    """Play a legal ``action`` (unchecked), its automatic claims and game end: 1 when the game
+    ended, else 0."""
+    cdef int cur = g.current, t, old, a, k, after, idx, how, src
+    if action >= DISCARD0:
+        t = action - DISCARD0
+        g.discard_worst = (ts_worst(g) >> t) & 1
+        ts_take_discard(g, cur, t)
+        ts_event(g, EV_DISCARD, cur, t, 0)
+        g.worst_ok = False
+        g.active = t
+        g.active_from = cur
+        g.active_how = BY_DISCARD
+        g.active_passed = False
+        g.current = (cur + 1) % g.n
+        g.phase = PH_RESPOND
+        if (g.hot_any >> t) & 1 and ts_claim(g, cur):
+            return g.phase == PH_OVER
+        return 0
+    if action == HIT:
+        if g.draw_len <= DRAW_LIMIT:
+            ts_event(g, EV_HIT, cur, -1, g.active)
+            g.worst_ok = False
+            ts_finish_draw(g)
+            return 1
+        old = g.active
+        g.dead[old] += 1
+        g.exposed[old] += 1
+        for k in range(g.n):
+            g.obs[k * g.obs_size + g.o_dead + old] = g.dead[old]
+        g.draw_len -= 1
+        t = g.draw[g.draw_len]
+        ts_event(g, EV_HIT, cur, t, old)
+        g.worst_ok = False
+        g.active = t
+        g.active_from = cur
+        g.active_how = BY_HIT
+        g.active_passed = False
+        g.phase = PH_AFTER_HIT
+        if (g.hot_any >> t) & 1 and ts_claim(g, -1):
+            return g.phase == PH_OVER
+        return 0
+    if action == PASS:
+        a = g.active
+        ts_event(g, EV_PASS, cur, a, 0)
+        g.worst_ok = False
+        g.current = (cur + 1) % g.n
+        g.phase = PH_RESPOND
+        g.active_passed = True
+        return 0
+    # a meld chosen by the current player
+    a = g.active
+    idx = action
+    after = ts_meld_trash(g, cur, idx)
+    if MI_NUSED[a][idx]:
+        ts_remove(g, cur, a, idx, after)
+    ts_put_public(g, cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
+    ts_meld_event(g, cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
+    how = g.active_how
+    src = g.active_from
+    g.worst_ok = False
+    g.active = -1
+    g.active_from = -1
+    g.active_how = 0
+    g.active_passed = False
+    if after == 0:
+        ts_finish_win(g, cur, a, how, src)
+        return 1
+    g.phase = PH_DISCARD
+    return 0
+
+cdef void ts_take_discard(TSState *g, int s, int t) noexcept nogil:
+    """As :func:`tusac_env.melds.take_discard`: one legal discard out of ``s``'s block."""
+    cdef int k = COMP_OF[t]
+    cdef int code
+    g.private[s][t] -= 1
+    code = g.codes[s][k] = g.codes[s][k] - PLACE[t]
+    g.trash[s] -= 1
+    g.sizes[s] -= 1
+    g.obs[s * g.obs_size + t] = g.private[s][t]
+    ts_set_size(g, s)
+    g.ctrash[s][k] -= 1
+    g.disc[s] = (g.disc[s] & ~COMP_BITS[k]) | COMP_DISCARD[k][code]
+    g.high[s] &= ~(1U << t)
+    ts_win_and_hot(g, s)
+    ts_union(g)
+
+cdef int ts_win_meld(TSState *g, int s, int a) noexcept nogil:
+    """The best winning meld index of active ``a`` for ``s`` (KHUI_IDX for a Khui),
+    -1 when none (as :func:`tusac_env.claims.win_meld`)."""
+    cdef int trash = g.trash[s], k, code, base = 0, j, best_v = -1, best = -1, idx, rest, v
+    if trash > 3:
+        return -1
+    k = COMP_OF[a]
+    code = g.codes[s][k]
+    for j in range(NCOMP):
+        if j != k:
+            base += COMP_VALUE[j][g.codes[s][j]]
+    if g.private[s][a] == 3 and trash == 0:
+        best_v = KHUI_VALUE + base + COMP_VALUE[k][code - 3 * PLACE[a]]
+        best = KHUI_IDX
+    for j in range(OPT_N[a][code]):
+        idx = OPT_IDX[a][code][j]
+        rest = base + COMP_VALUE[k][code - MI_PLACE[a][idx]]
+        if rest < 0:
+            continue
+        v = KIND_VALUE[MI_KIND[a][idx]] + rest
+        if v > best_v:
+            best_v = v
+            best = idx
+    if best_v < 0:
+        return -1
+    return best
+
+cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
+    """The automatic claims on the newly active card, in priority order
+    (as :func:`tusac_env.claims.claim`); True when one was made."""
+    cdef int n = g.n, a = g.active, cur = g.current
+    cdef int seats[MAXSEAT]
+    cdef int ns = 0, i, s, idx, how, src, trash, k, code, after
+    cdef int cards[4]
+    for i in range(n):
+        s = (cur + i) % n
+        if (g.hot[s] >> a) & 1 and s != exclude:
+            seats[ns] = s
+            ns += 1
+    for i in range(ns):
+        s = seats[i]
+        if not (g.win[s] >> a) & 1:
+            continue
+        idx = ts_win_meld(g, s, a)
+        ts_event(g, EV_CLAIM, s, CL_WIN, a)
+        g.claim_kind = CL_WIN
+        g.claim_seat = s
+        how = g.active_how
+        src = g.active_from
+        if idx == KHUI_IDX:
+            ts_remove(g, s, a, KHUI_IDX, 0)
+            ts_drop_khap(g, s, a)
+            cards[0] = cards[1] = cards[2] = cards[3] = a
+            ts_put_public(g, s, KI_KHUI, cards, 4)
+            ts_meld_event(g, s, KI_KHUI, cards, 4)
+        else:
+            if MI_NUSED[a][idx]:
+                ts_remove(g, s, a, idx, 0)
+            ts_put_public(g, s, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
+            ts_meld_event(g, s, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
+        g.active = -1
+        ts_finish_win(g, s, a, how, src)
+        return True
+    for i in range(ns):
+        s = seats[i]
+        if g.private[s][a] == 3:
+            ts_event(g, EV_CLAIM, s, CL_KHUI, a)
+            g.claim_kind = CL_KHUI
+            g.claim_seat = s
+            ts_remove(g, s, a, KHUI_IDX, g.trash[s])  # a Khap is never trash
+            ts_drop_khap(g, s, a)
+            cards[0] = cards[1] = cards[2] = cards[3] = a
+            ts_put_public(g, s, KI_KHUI, cards, 4)
+            ts_meld_event(g, s, KI_KHUI, cards, 4)
+            ts_to_claimer(g, s)
+            return True
+    if a % 7 == 0:  # pair priority never takes a king
+        return False
+    for i in range(ns):
+        s = seats[i]
+        if s == cur or g.private[s][a] != 2:
+            continue
+        trash = g.trash[s]
+        k = COMP_OF[a]
+        code = g.codes[s][k]
+        after = trash + COMP_TRASH[k][code - 2 * PLACE[a]] - COMP_TRASH[k][code]
+        if after > trash or (trash == 2 and ts_is_waiting(g, s)):
+            return False  # only one seat can hold a pair of the type
+        ts_event(g, EV_CLAIM, s, CL_PAIR, a)
+        g.claim_kind = CL_PAIR
+        g.claim_seat = s
+        ts_remove(g, s, a, TRIPLE_IDX, after)
+        ts_put_public(g, s, MI_KIND[a][TRIPLE_IDX], MI_CARDS[a][TRIPLE_IDX], MI_NCARDS[a][TRIPLE_IDX])
+        ts_meld_event(g, s, MI_KIND[a][TRIPLE_IDX], MI_CARDS[a][TRIPLE_IDX], MI_NCARDS[a][TRIPLE_IDX])
+        ts_to_claimer(g, s)
+        return True
+    return False
+
+cdef bint ts_is_waiting(TSState *g, int s) noexcept nogil:
+    """As :func:`tusac_env.claims._is_waiting`."""
+    cdef int k
+    if g.trash[s] != 2:
+        return False
+    for k in range(NCOMP):
+        if g.ctrash[s][k] == 2:
+            return WAITING[k][g.codes[s][k]]
+    return False
+
+cdef void ts_to_claimer(TSState *g, int s) noexcept nogil:
+    g.active = -1
+    g.active_from = -1
+    g.active_how = 0
+    g.active_passed = False
+    g.current = s
+    g.phase = PH_DISCARD
+    g.worst_ok = False
+
+
+# ---------------------------------------------------------------- game end (as tusac_env.scoring)
+
+cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexcept nogil:
+    """End the game with ``seat`` winning on ``card`` (-1 for a dealt hand) and pay everyone,
+    as :func:`tusac_env.scoring.finish_win` (``tests/tusac/test_engine.py`` compares the two)."""
+    cdef int n = g.n, x, y, k, loser, quans, khuis, khaps, total
+    cdef bint doubled, penalized
+    cdef int net[MAXSEAT]
+    cdef TSEvent *e
+    g.winner = seat
+    g.result = RES_WIN if card >= 0 else RES_FIRST_HAND_WIN
+    g.win_card = card
+    g.win_how = how
+    g.win_from = src
+    total = 0
+    for k in range(NCOMP):
+        total += COMP_VALUE[k][g.codes[seat][k]]
+    for k in range(g.pub_n[seat]):
+        total += KIND_VALUE[g.pub_kind[seat][k]]
+    g.value = total
+    doubled = g.kind_counts[seat][KI_QUAN] > 0 or g.kind_counts[seat][KI_KHUI] > 0
+    g.amount = (3 + total) * 2 + 10 if doubled else (3 + total) + 10
+    e = ts_event(g, EV_WIN, seat, card, g.value)
+    if e != NULL:
+        e.c = g.amount
+    penalized = g.penalty_rule and card >= 0 and how == BY_DISCARD and not g.discard_worst
+    g.npay = 0
+    for loser in range(n):
+        if loser != seat:
+            if penalized:
+                ts_pay(g, src, seat, g.amount, PAY_PENALTY, loser)
+            else:
+                ts_pay(g, loser, seat, g.amount, PAY_WIN, -1)
+    if penalized:
+        g.penalized = src
+        ts_event(g, EV_PENALTY, src, g.amount * (n - 1), 0)
+    for x in range(n):
+        if x == seat:
+            continue
+        quans = g.kind_counts[x][KI_QUAN]
+        khuis = g.kind_counts[x][KI_KHUI]
+        khaps = popcount32(g.khaps[x])
+        for y in range(n):
+            if y == x:
+                continue
+            if quans:
+                ts_pay(g, y, x, QUAN_SIDE * quans, PAY_QUAN, -1)
+            if khuis:
+                ts_pay(g, y, x, KHUI_SIDE * khuis, PAY_KHUI, -1)
+            if khaps and y != seat:
+                ts_pay(g, y, x, KHAP_SIDE * khaps, PAY_KHAP, -1)
+    for x in range(n):
+        net[x] = 0
+    for k in range(g.npay):
+        net[g.pays[k].payer] -= g.pays[k].amount
+        net[g.pays[k].payee] += g.pays[k].amount
+        e = ts_event(g, EV_PAY, g.pays[k].payer, g.pays[k].payee, g.pays[k].amount)
+        if e != NULL:
+            e.c = g.pays[k].reason
+            e.d = g.pays[k].loser
+    for x in range(n):
+        g.returns[x] = (<double>net[x]) * g.reward_scale
+    g.has_returns = True
+    ts_end(g)
+
+
+cdef void ts_pay(TSState *g, int payer, int payee, int amount, int reason, int loser) noexcept nogil:
+    cdef TSPay *p
+    if g.npay >= TS_MAXPAY:  # (the cap is the most a game end pays: 3 + 27)
+        return
+    p = &g.pays[g.npay]
+    g.npay += 1
+    p.payer = payer
+    p.payee = payee
+    p.amount = amount
+    p.reason = reason
+    p.loser = loser
+
+
+cdef void ts_finish_draw(TSState *g) noexcept nogil:
+    """End the game drawn: no payments (:func:`tusac_env.scoring.finish_draw`)."""
+    cdef int x
+    g.result = RES_DRAW
+    ts_event(g, EV_DRAW, -1, g.draw_len, 0)
+    g.npay = 0
+    for x in range(g.n):
+        g.returns[x] = 0.0
+    g.has_returns = True
+    ts_end(g)
+
+
+cdef void ts_end(TSState *g) noexcept nogil:
+    g.phase = PH_OVER
+    g.current = -1
+    g.worst_ok = False
+
+
+# ---------------------------------------------------------------- deal, observation
+
+cdef void ts_deal(TSState *g, sg_pcg64 *rng) noexcept nogil:
+    """Shuffle and deal a new game: the state ``game.new_state(np.random.default_rng(seed))``
+    makes when ``rng`` is ``PCG64(seed)`` (:func:`tusac_env.flow.deal`'s draws: ``integers(n)``
+    for a random first player, then the shuffle of the 112 card types)."""
+    cdef int j, first
+    cdef signed char deck[112]
+    first = <int>sg_lemire(sg_pcg64_next32_v, rng, g.n) if g.first_player < 0 else g.first_player
+    for j in range(112):
+        deck[j] = <signed char>(j // 4)
+    sg_shuffle_schar(rng, deck, 112)
+    ts_deal_cards(g, first, deck)
+
+
+cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept nogil:
+    """Deal the shuffled card types ``deck`` (112) with ``first`` dealt 21 cards and to act
+    (:func:`tusac_env.flow.deal` after its draws, and :func:`tusac_env.flow.start`)."""
+    cdef int n = g.n, s, t, i, j, seat, dealt
+    cdef int order[MAXSEAT]
+    cdef int cards[4]
+    g.first = first
+    g.nev = 0
+    for i in range(n):
+        order[i] = (first + i) % n
+    memset(g.private, 0, sizeof(g.private))
+    dealt = FIRST_DEAL + HAND_SIZE * (n - 1)
+    for j in range(dealt):
+        i = 0 if j < FIRST_DEAL else 1 + (j - FIRST_DEAL) // HAND_SIZE
+        g.private[order[i]][deck[j]] += 1
+    g.draw_len = 112 - dealt
+    for j in range(g.draw_len):
+        g.draw[j] = deck[dealt + j]
+    memset(g.dead, 0, sizeof(g.dead))
+    memset(g.pub_n, 0, sizeof(g.pub_n))
+    memset(g.pub_counts, 0, sizeof(g.pub_counts))
+    memset(g.kind_counts, 0, sizeof(g.kind_counts))
+    memset(g.exposed, 0, sizeof(g.exposed))
+    g.active = -1
+    g.active_from = -1
+    g.active_how = 0
+    g.active_passed = False
+    g.discard_worst = True
+    g.winner = -1
+    g.result = RES_NONE
+    g.win_card = -1
+    g.win_how = 0
+    g.win_from = -1
+    g.value = 0
+    g.amount = 0
+    g.penalized = -1
+    g.npay = 0
+    g.has_returns = False
+    g.claim_kind = -1
+    g.claim_seat = -1
+    # tusac_env.flow.start: deal sizes, Quans, Khap counts
+    for i in range(n):
+        ts_event(g, EV_DEAL, order[i], FIRST_DEAL if i == 0 else HAND_SIZE, 0)
+    for i in range(n):
+        seat = order[i]
+        for t in range(NT):
+            if g.private[seat][t] == 4:
+                g.private[seat][t] = 0
+                cards[0] = cards[1] = cards[2] = cards[3] = t
+                ts_put_public(g, seat, KI_QUAN, cards, 4)
+                ts_event(g, EV_QUAN, seat, t, 0)
+    for s in range(n):
+        ts_init_seat(g, s)
+    ts_union(g)
+    for i in range(n):
+        ts_event(g, EV_KHAPS, order[i], popcount32(g.khaps[order[i]]), 0)
+    g.worst_ok = False
+    ts_build_obs(g)
+    g.current = first
+    g.phase = PH_DISCARD
+    if g.trash[first] == 0:
+        ts_finish_win(g, first, -1, 0, -1)
+
+
+cdef void ts_observe(TSState *g, int seat, unsigned char *b) noexcept nogil:
+    """``seat``'s observation (``game.observe``) into the ``obs_size`` bytes at ``b``."""
+    cdef unsigned int m
+    cdef int a = g.active, cur = g.current
+    memcpy(b, &g.obs[seat * g.obs_size], g.obs_size)
+    if a >= 0:
+        b[g.o_active + a] = 1
+        b[g.o_from + g.rel[g.active_from][seat]] = 1
+        b[g.o_how if g.active_how == BY_DISCARD else g.o_how + 1] = 1
+        if g.active_passed:
+            b[g.o_passed] = 1
+    b[g.o_draw] = g.draw_len
+    if cur >= 0:
+        b[g.o_current + g.rel[cur][seat]] = 1
+        b[g.o_phase + g.phase] = 1
+        if g.phase == PH_DISCARD and cur == seat:
+            m = ts_worst(g)
+            while m:
+                b[g.o_worst + __builtin_ctz(m)] = 1
+                m &= m - 1
+    else:
+        if g.winner >= 0:
+            b[g.o_winner + g.rel[g.winner][seat]] = 1
+        if g.result == RES_DRAW:
+            b[g.o_drawn] = 1
+    b[g.o_trash] = g.trash[seat]
+    if g.claim_seat >= 0:
+        b[g.o_claim + g.claim_kind] = 1
+        b[g.o_claimer + g.rel[g.claim_seat][seat]] = 1
+
+
+cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil:
+    """1 at the legal actions of the ``TS_N_ACTIONS`` bytes at ``m`` (the rest untouched)."""
+    cdef unsigned long long x = ts_legal(g)
+    while x:
+        m[__builtin_ctzll(x)] = 1
+        x &= x - 1
+
+
+cdef void ts_setup(TSState *g, object config, bint record) except *:
+    """A state for ``config`` (a :class:`~tusac_env.state.TuSacConfig`): its options and
+    observation layout (no game until a deal or a load); ``record`` keeps the event record."""
+    cdef int n = config.num_players
+    cdef int s, v
+    memset(g, 0, sizeof(TSState))
+    g.n = n
+    g.first_player = -1 if config.first_player == "random" else int(config.first_player)
+    g.penalty_rule = bool(config.penalty_rule)
+    g.reward_scale = float(config.reward_scale)
+    g.record = record
+    lay = LAYOUTS[n]
+    assert lay.size <= MAXOBS
+    g.obs_size = lay.size
+    off = lay.off
+    g.o_khap = off["khap_types"]
+    g.o_sizes = off["private_sizes"]
+    g.o_khc = off["khap_counts"]
+    g.o_pub = off["public_counts"]
+    g.o_kinds = off["public_sets"]
+    g.o_dead = off["dead"]
+    g.o_active = off["active"]
+    g.o_from = off["active_from"]
+    g.o_how = off["active_how"]
+    g.o_passed = off["active_passed"]
+    g.o_draw = off["draw_size"]
+    g.o_current = off["current"]
+    g.o_phase = off["phase"]
+    g.o_trash = off["trash"]
+    g.o_worst = off["worst"]
+    g.o_claim = off["last_claim"]
+    g.o_claimer = off["last_claimer"]
+    g.o_winner = off["winner"]
+    g.o_drawn = off["drawn"]
+    assert off["private"] == 0 and lay.prefix == g.o_active
+    for s in range(n):
+        for v in range(n):
+            g.rel[s][v] = (s - v + n) % n
+    g.phase = PH_OVER
+    g.current = -1
+    g.winner = -1
+
+
 # ---------------------------------------------------------------- the engine
+
+_PAY_REASONS = ("win", "penalty", "quan", "khui", "khap")
+_RESULTS = ("", "win", "first_hand_win", "draw")
+
+
+cdef object _event_tuple(TSEvent *e):
+    """The rules layer's event tuple of a C event record."""
+    cdef int k = e.kind
+    if k == EV_DISCARD or k == EV_QUAN:
+        return ("discard" if k == EV_DISCARD else "quan", e.seat, e.a)
+    if k == EV_DEAL or k == EV_KHAPS:
+        return ("deal" if k == EV_DEAL else "khaps", e.seat, e.a)
+    if k == EV_HIT:
+        return ("hit", e.seat, e.a, e.b)
+    if k == EV_PASS:
+        return ("pass", e.seat, e.a)
+    if k == EV_MELD:
+        return ("meld", e.seat, _KIND_NAMES[e.a], [<int>e.cards[j] for j in range(e.b)])
+    if k == EV_CLAIM:
+        return ("claim", e.seat, _CLAIM_NAMES[e.a], e.b)
+    if k == EV_WIN:
+        return ("win", e.seat, e.a, e.b, e.c)
+    if k == EV_PENALTY:
+        return ("penalty", e.seat, e.a)
+    if k == EV_PAY:
+        return ("pay", e.seat, e.a, e.b, _pay_reason(e.c, e.d))
+    return ("draw", e.a)
+
+
+cdef object _pay_reason(int reason, int loser):
+    return f"penalty for player_{loser}" if reason == PAY_PENALTY else _PAY_REASONS[reason]
+
 
 cdef class Engine:
     """Tu Sac engine for one game config: ``Engine(game)``, then ``load(state)`` (or ``deal(rng)``).
 
     See :mod:`setgames.engine` for the protocol; every method answers what the
     rules layer (``game``) answers for the loaded state after the same actions.
+    The state is one :c:type:`TSState` stepped by the ``nogil`` functions above;
+    the engine keeps the rules layer's Python record (events, payments, returns)
+    beside it, filled from the C records after every call.
     """
-
 
     def __init__(self, game):
         """An engine for ``game``'s config (no state until :meth:`load`)."""
         self.game = game
         self.config = game.config
-        n = self.n = game.num_players
-        lay = LAYOUTS[n]
-        assert lay.size <= MAXOBS
-        self.obs_size = lay.size
-        off = lay.off
-        self.o_khap = off["khap_types"]
-        self.o_sizes = off["private_sizes"]
-        self.o_khc = off["khap_counts"]
-        self.o_pub = off["public_counts"]
-        self.o_kinds = off["public_sets"]
-        self.o_dead = off["dead"]
-        self.o_active = off["active"]
-        self.o_from = off["active_from"]
-        self.o_how = off["active_how"]
-        self.o_passed = off["active_passed"]
-        self.o_draw = off["draw_size"]
-        self.o_current = off["current"]
-        self.o_phase = off["phase"]
-        self.o_trash = off["trash"]
-        self.o_worst = off["worst"]
-        self.o_claim = off["last_claim"]
-        self.o_claimer = off["last_claimer"]
-        self.o_winner = off["winner"]
-        self.o_drawn = off["drawn"]
-        assert off["private"] == 0 and lay.prefix == self.o_active
-        cdef int s, v
-        for s in range(n):
-            for v in range(n):
-                self.rel[s][v] = (s - v) % n
-        self.obs_dims[0] = lay.size
+        ts_setup(&self.st, game.config, True)
+        self.obs_dims[0] = self.st.obs_size
         self.mask_dims[0] = NUM_ACTIONS
         self.events = []
         self.result = ""
@@ -268,415 +1043,87 @@ cdef class Engine:
             ValueError: a state the rules could not produce (``game.validate``),
                 refused before anything is copied (the C below trusts its ids).
         """
-        cdef int n = self.n
+        cdef TSState *g = &self.st
+        cdef int n = g.n
         cdef int s, t, i, j
         if validate:
             self.game.validate(state)
         if state.num_players != n:
             raise ValueError(f"state has {state.num_players} players, the engine {n}")
-        self.first = state.first
+        g.first = state.first
         for s in range(n):
             row = state.private[s]
             for t in range(NT):
-                self.private[s][t] = row[t]
-                if not 0 <= self.private[s][t] <= 3:
+                g.private[s][t] = row[t]
+                if not 0 <= g.private[s][t] <= 3:
                     raise ValueError(f"seat {s}'s private counts {list(row)} are not 28 counts in 0..3")
         for t in range(NT):
-            self.dead[t] = state.dead[t]
+            g.dead[t] = state.dead[t]
         draw = state.draw
         if len(draw) > 112:
             raise ValueError(f"draw pile of {len(draw)} cards")
-        self.draw_len = len(draw)
-        for i in range(self.draw_len):
-            self.draw[i] = draw[i]
+        g.draw_len = len(draw)
+        for i in range(g.draw_len):
+            g.draw[i] = draw[i]
         for s in range(n):
             block = state.public[s]
             if len(block) > MAXSETS:
                 raise ValueError(f"seat {s} has {len(block)} public sets (at most {MAXSETS})")
-            self.pub_n[s] = len(block)
+            g.pub_n[s] = len(block)
             for i, (kind, cards) in enumerate(block):
-                self.pub_kind[s][i] = _KIND_NAMES.index(kind)
+                g.pub_kind[s][i] = _KIND_NAMES.index(kind)
                 if not 1 <= len(cards) <= 4:
                     raise ValueError(f"public set {cards!r} of seat {s}")
-                self.pub_ncards[s][i] = len(cards)
+                g.pub_ncards[s][i] = len(cards)
                 for j in range(len(cards)):
-                    self.pub_cards[s][i][j] = cards[j]
-        self.active = state.active
-        self.active_from = state.active_from
-        self.active_how = int(state.active_how)
-        self.active_passed = state.active_passed
-        self.discard_worst = state.discard_worst
-        self.current = state.current
-        self.phase = int(state.phase)
+                    g.pub_cards[s][i][j] = cards[j]
+        g.active = state.active
+        g.active_from = state.active_from
+        g.active_how = int(state.active_how)
+        g.active_passed = state.active_passed
+        g.discard_worst = state.discard_worst
+        g.current = state.current
+        g.phase = int(state.phase)
         self._end_fields(state)
         self.payments = [list(p) for p in state.payments]
         self.returns = list(state.returns)
+        g.has_returns = False
+        g.npay = 0
+        g.nev = 0
         kind, who = state.last_claim
-        self.claim_seat = who
-        self.claim_kind = _CLAIM_NAMES.index(kind) if who >= 0 else -1
+        g.claim_seat = who
+        g.claim_kind = _CLAIM_NAMES.index(kind) if who >= 0 else -1
         # (meld events hold a list: copied, so nothing of the state is shared)
         self.events = [tuple([list(x) if type(x) is list else x for x in e]) for e in state.events]
-        self._rebuild()
+        ts_rebuild(g)
 
     def deal(self, rng):
         """Shuffle and deal a new game from ``rng``: the state ``game.new_state(rng)`` makes
         (the same random draws, by the same numpy calls as :func:`tusac_env.flow.deal`), without
         building the rules-layer state (an optional engine method: ``deal(rng)`` is
         ``load(game.new_state(rng))``, about ten times cheaper)."""
-        cdef int n = self.n, s, t, i, j, seat, first, dealt
-        cdef int order[MAXSEAT]
-        cdef int cards[4]
-        cdef const unsigned char[::1] deck
+        cdef int j
+        cdef signed char deck[112]
         fp = self.config.first_player
-        first = int(rng.integers(n)) if fp == "random" else int(fp)
+        first = int(rng.integers(self.st.n)) if fp == "random" else int(fp)
         shuffled = _DECK_TYPES.copy()
         rng.shuffle(shuffled)
-        deck = shuffled
-        self.first = first
-        for i in range(n):
-            order[i] = (first + i) % n
-        memset(self.private, 0, sizeof(self.private))
-        dealt = FIRST_DEAL + HAND_SIZE * (n - 1)
-        for j in range(dealt):
-            i = 0 if j < FIRST_DEAL else 1 + (j - FIRST_DEAL) // HAND_SIZE
-            self.private[order[i]][deck[j]] += 1
-        self.draw_len = 112 - dealt
-        for j in range(self.draw_len):
-            self.draw[j] = deck[dealt + j]
-        memset(self.dead, 0, sizeof(self.dead))
-        memset(self.pub_n, 0, sizeof(self.pub_n))
-        memset(self.pub_counts, 0, sizeof(self.pub_counts))
-        memset(self.kind_counts, 0, sizeof(self.kind_counts))
-        memset(self.exposed, 0, sizeof(self.exposed))
-        self.active = -1
-        self.active_from = -1
-        self.active_how = 0
-        self.active_passed = False
-        self.discard_worst = True
-        self.winner = -1
+        for j in range(112):
+            deck[j] = shuffled[j]
+        self.events = []
         self.result = ""
-        self.win_card = -1
-        self.win_how = 0
-        self.win_from = -1
-        self.value = 0
-        self.amount = 0
-        self.penalized = -1
         self.payments = []
         self.returns = []
-        self.claim_kind = -1
-        self.claim_seat = -1
-        # tusac_env.flow.start: deal sizes, Quans, Khap counts
-        events = self.events = [("deal", order[i], FIRST_DEAL if i == 0 else HAND_SIZE) for i in range(n)]
-        for i in range(n):
-            seat = order[i]
-            for t in range(NT):
-                if self.private[seat][t] == 4:
-                    self.private[seat][t] = 0
-                    cards[0] = cards[1] = cards[2] = cards[3] = t
-                    self._put_public(seat, KI_QUAN, cards, 4)
-                    events.append(("quan", seat, t))
-        for s in range(n):
-            self._init_seat(s)
-        self._union()
-        for i in range(n):
-            events.append(("khaps", order[i], popcount32(self.khaps[order[i]])))
-        self.worst_ok = False
-        self._build_obs()
-        self.current = first
-        self.phase = PH_DISCARD
-        if self.trash[first] == 0:
-            self._finish_win(first, -1, 0, -1)
-
-    cdef void _rebuild(self):
-        """Every cache and the observation prefixes from the plain fields."""
-        cdef int n = self.n
-        cdef int s, t, i, j
-        for t in range(NT):
-            self.exposed[t] = self.dead[t]
-        for s in range(n):
-            for t in range(NT):
-                self.pub_counts[s][t] = 0
-            for i in range(16):
-                self.kind_counts[s][i] = 0
-            for i in range(self.pub_n[s]):
-                self.kind_counts[s][self.pub_kind[s][i]] += 1
-                for j in range(self.pub_ncards[s][i]):
-                    t = self.pub_cards[s][i][j]
-                    self.pub_counts[s][t] += 1
-                    self.exposed[t] += 1
-            self._init_seat(s)
-        self._union()
-        self.worst_ok = False
-        self._build_obs()
-
-    cdef void _init_seat(self, int s):
-        """Codes, component trash, trash, size, Khaps and claim masks of seat ``s``
-        (as :func:`tusac_env.melds.init_seat`)."""
-        cdef int k, j, code, t
-        cdef int trash = 0, size = 0
-        cdef unsigned int khaps = 0, disc = 0, high = 0
-        for t in range(NT):
-            size += self.private[s][t]
-            if self.private[s][t] == 3:
-                khaps |= 1U << t
-        for k in range(NCOMP):
-            code = 0
-            for j in range(COMP_NTYPES[k]):
-                code = code * 4 + self.private[s][COMP_TYPES[k][j]]
-            self.codes[s][k] = code
-            self.ctrash[s][k] = COMP_TRASH[k][code]
-            trash += COMP_TRASH[k][code]
-            disc |= COMP_DISCARD[k][code]
-            high |= COMP_HIGH[k][code]
-        self.trash[s] = trash
-        self.sizes[s] = size
-        self.khaps[s] = khaps
-        self.disc[s] = disc
-        self.high[s] = high
-        self._win_and_hot(s)
-
-    cdef void _win_and_hot(self, int s):
-        """``s``'s win mask from its codes and trash, its hot mask (not the union)
-        (as :func:`tusac_env.melds._win_and_hot`)."""
-        cdef int trash = self.trash[s]
-        cdef int k
-        cdef unsigned int win = 0
-        if trash == 0:
-            for k in range(NCOMP):
-                win |= COMP_CLEAN[k][self.codes[s][k]]
-        elif trash <= 3:
-            for k in range(NCOMP):
-                if self.ctrash[s][k] == trash:
-                    win = COMP_ZERO[k][self.codes[s][k]]
-                    break
-        self.win[s] = win
-        self.hot[s] = self.high[s] | win
-
-    cdef void _union(self):
-        cdef unsigned int u = 0
-        cdef int s
-        for s in range(self.n):
-            u |= self.hot[s]
-        self.hot_any = u
-
-    cdef void _build_obs(self):
-        """Every seat's observation prefix (tail zero), as :func:`tusac_env.observation.build_obs`."""
-        cdef int n = self.n, size = self.obs_size
-        cdef int v, s, t, r, i
-        cdef unsigned char *b
-        memset(self.obs, 0, MAXSEAT * MAXOBS)
-        for v in range(n):
-            b = &self.obs[v * size]
-            for t in range(NT):
-                b[t] = self.private[v][t]
-                b[self.o_khap + t] = self.private[v][t] == 3
-                b[self.o_dead + t] = self.dead[t]
-            for s in range(n):
-                r = self.rel[s][v]
-                b[self.o_sizes + r] = self.sizes[s]
-                b[self.o_khc + r] = popcount32(self.khaps[s])
-                for t in range(NT):
-                    b[self.o_pub + NT * r + t] = self.pub_counts[s][t]
-                for i in range(NKINDS):
-                    b[self.o_kinds + NKINDS * r + i] = self.kind_counts[s][i]
-
-    # ------------------------------------------------------------ block bookkeeping
-    cdef void _set_size(self, int s):
-        cdef int v
-        cdef int size = self.sizes[s]
-        for v in range(self.n):
-            self.obs[v * self.obs_size + self.o_sizes + self.rel[s][v]] = size
-
-    cdef void _masks_changed(self, int s, int k):
-        """As :func:`tusac_env.melds.masks_changed` (component ``k`` of ``s`` changed)."""
-        cdef int code = self.codes[s][k]
-        cdef unsigned int keep = ~COMP_BITS[k]
-        self.ctrash[s][k] = COMP_TRASH[k][code]
-        self.disc[s] = (self.disc[s] & keep) | COMP_DISCARD[k][code]
-        self.high[s] = (self.high[s] & keep) | COMP_HIGH[k][code]
-        self._win_and_hot(s)
-        self._union()
-
-    cdef void _remove(self, int s, int a, int idx, int trash):
-        """Take meld ``idx``'s private cards (of active ``a``) out of ``s``'s block, which is
-        then left with ``trash`` (``idx`` KHUI_IDX: the three of a Khap)."""
-        cdef int j, u, nused, k = COMP_OF[a]
-        cdef int base = s * self.obs_size
-        if idx == KHUI_IDX:
-            self.private[s][a] -= 3
-            self.obs[base + a] = self.private[s][a]
-            self.codes[s][k] -= 3 * PLACE[a]
-            nused = 3
-        else:
-            nused = MI_NUSED[a][idx]
-            for j in range(nused):
-                u = MI_USED[a][idx][j]
-                self.private[s][u] -= 1
-                self.obs[base + u] = self.private[s][u]
-            self.codes[s][k] -= MI_PLACE[a][idx]
-        self.trash[s] = trash
-        self.sizes[s] -= nused
-        self._set_size(s)
-        self._masks_changed(s, k)
-
-    cdef void _drop_khap(self, int s, int t):
-        """``s``'s Khap of ``t`` left its block (as a Khui), as :func:`tusac_env.melds.drop_khap`."""
-        cdef int v, c
-        self.khaps[s] &= ~(1U << t)
-        self.obs[s * self.obs_size + self.o_khap + t] = 0
-        c = popcount32(self.khaps[s])
-        for v in range(self.n):
-            self.obs[v * self.obs_size + self.o_khc + self.rel[s][v]] = c
-
-    cdef void _put_public(self, int s, int ki, int *cards, int ncards):
-        """Append a sorted set to ``s``'s public block, as :func:`tusac_env.melds.put_public`."""
-        cdef int j, t, v, row, size = self.obs_size
-        cdef int p = self.pub_n[s]
-        if p >= MAXSETS:
-            raise OverflowError("public block overflow")
-        self.pub_kind[s][p] = ki
-        self.pub_ncards[s][p] = ncards
-        for j in range(ncards):
-            t = cards[j]
-            self.pub_cards[s][p][j] = t
-            self.pub_counts[s][t] += 1
-            self.exposed[t] += 1
-        self.pub_n[s] = p + 1
-        self.kind_counts[s][ki] += 1
-        for v in range(self.n):
-            row = v * size + self.o_pub + NT * self.rel[s][v]
-            for j in range(ncards):
-                t = cards[j]
-                self.obs[row + t] = self.pub_counts[s][t]
-            self.obs[v * size + self.o_kinds + NKINDS * self.rel[s][v] + ki] = self.kind_counts[s][ki]
-
-    cdef void _meld_event(self, int s, int ki, int *cards, int ncards):
-        cdef list lst = [cards[j] for j in range(ncards)]
-        self.events.append(("meld", s, _KIND_NAMES[ki], lst))
-
-    # ------------------------------------------------------------ for players (the compiled greedy bot)
-    cdef int _meld_trash(self, int s, int idx):
-        """``s``'s trash after melding the active card with meld ``idx`` (held, no Khap broken)."""
-        cdef int a = self.active
-        cdef int k = COMP_OF[a]
-        cdef int code = self.codes[s][k]
-        return self.trash[s] + COMP_TRASH[k][code - MI_PLACE[a][idx]] - COMP_TRASH[k][code]
-
-    cdef int _meld_kind(self, int idx):
-        """Public set kind index of meld ``idx`` of the active card."""
-        return MI_KIND[self.active][idx]
-
-    cdef void _meld_rest(self, int s, int idx, int *rest):
-        """``rest`` = ``s``'s private counts without the private cards meld ``idx`` uses."""
-        cdef int j, a = self.active
-        memcpy(rest, self.private[s], NT * sizeof(int))
-        for j in range(MI_NUSED[a][idx]):
-            rest[MI_USED[a][idx][j]] -= 1
-
-    cdef void _unseen(self, int s, int *out):
-        """The cards of each type ``s`` has not seen (:func:`tusac_env.melds.unseen_counts`):
-        4 minus its own, every public block, the dead pile and the active card."""
-        cdef int t
-        for t in range(NT):
-            out[t] = 4 - self.private[s][t] - self.exposed[t]
-        if self.active >= 0:
-            out[self.active] -= 1
-
-    cdef void _pawn_outs(self, int *counts, int *unseen, int *pawn):
-        """Outs of a held pawn of each colour (``flow._pawn_outs``): its own copies, and
-        with two other pawn colours held every unseen pawn, with one the missing colours'."""
-        cdef int c, held = 0, missing = 0
-        for c in range(4):
-            held += HELD[counts[7 * c + 6]]
-            if not HELD[counts[7 * c + 6]]:
-                missing += unseen[7 * c + 6]
-        for c in range(4):
-            if held >= 3:
-                pawn[c] = unseen[6] + unseen[13] + unseen[20] + unseen[27]
-            elif held == 2:
-                pawn[c] = unseen[7 * c + 6] + missing
-            else:
-                pawn[c] = unseen[7 * c + 6]
-
-    cdef int _type_outs(self, int *counts, int *unseen, int t, int *pawn):
-        """Outs of held type ``t`` (as :func:`setgames.kernels.tusac.outs`; ``pawn`` from
-        :meth:`_pawn_outs`): its own copies and the trio partner that completes its trio."""
-        cdef int y = TRIO_Y[t], z
-        if y < 0:
-            return pawn[t // 7]
-        z = TRIO_Z[t]
-        return unseen[t] + (unseen[y] if HELD[counts[z]] else 0) + (unseen[z] if HELD[counts[y]] else 0)
-
-    cdef int _outs_sum(self, int *counts, int *unseen):
-        """Sum over the held non-Khap types of ``counts`` of their outs (a Khap, count 3,
-        completes nothing)."""
-        cdef int t, total = 0
-        cdef int pawn[4]
-        self._pawn_outs(counts, unseen, pawn)
-        for t in range(NT):
-            if HELD[counts[t]]:
-                total += self._type_outs(counts, unseen, t, pawn)
-        return total
-
-    # ------------------------------------------------------------ worst cards
-    cdef unsigned int _worst(self):
-        """The current seat's worst discards as a type mask (:func:`tusac_env.flow.worst_cards`)."""
-        cdef int cur, t, o, low
-        cdef unsigned int legal, m, worst
-        cdef int unseen[NT]
-        cdef int pawn[4]
-        if self.worst_ok:
-            return self.worst_mask
-        cur = self.current
-        legal = self.disc[cur] if self.phase == PH_DISCARD else 0
-        if popcount32(legal) <= 1:
-            worst = legal
-        elif self.active >= 0:  # never while discarding (the rules layer's kernel path)
-            worst = 0
-            self._unseen(cur, unseen)
-            counts = [self.private[cur][t] for t in range(NT)]
-            khaps = tuple([t for t in range(NT) if self.private[cur][t] == 3])
-            for t in _kern.worst_discards(counts, [unseen[t] for t in range(NT)], khaps):
-                worst |= 1U << <int>t
-        else:
-            self._unseen(cur, unseen)
-            self._pawn_outs(self.private[cur], unseen, pawn)
-            worst = 0
-            low = 99
-            m = legal
-            while m:
-                t = __builtin_ctz(m)
-                m &= m - 1
-                o = self._type_outs(self.private[cur], unseen, t, pawn)
-                if o < low:
-                    low = o
-                    worst = 1U << t
-                elif o == low:
-                    worst |= 1U << t
-        self.worst_mask = worst
-        self.worst_ok = True
-        return worst
-
-    # ------------------------------------------------------------ legal actions
-    cdef unsigned long long _legal(self):
-        """Bit mask of the legal actions (as :func:`tusac_env.flow.legal_now`)."""
-        cdef int a, cur = self.current
-        if self.phase == PH_DISCARD:
-            return (<unsigned long long>self.disc[cur]) << DISCARD0
-        if self.phase == PH_OVER:
-            return 0
-        a = self.active
-        if self.phase == PH_RESPOND:
-            return LEGAL_MELD_MASK[a][self.codes[cur][COMP_OF[a]]] | (1ULL << HIT)
-        return LEGAL_MELD_MASK[a][self.codes[cur][COMP_OF[a]]] | (1ULL << PASS)
+        ts_deal_cards(&self.st, first, deck)
+        self._flush()
 
     def current_seat(self):
         """Seat to act, -1 once the game is over."""
-        return self.current
+        return self.st.current
 
     def legal_actions(self):
         """Sorted legal action ids (a new list)."""
-        cdef unsigned long long m = self._legal()
+        cdef unsigned long long m = ts_legal(&self.st)
         cdef list out = []
         while m:
             out.append(__builtin_ctzll(m))
@@ -685,50 +1132,20 @@ cdef class Engine:
 
     def mask(self):
         """A new writable int8 array of the action count, 1 at the legal actions."""
-        cdef unsigned long long m = self._legal()
         arr = cnp.PyArray_SimpleNew(1, self.mask_dims, cnp.NPY_INT8)
         cdef char *p = <char *>cnp.PyArray_DATA(arr)
         memset(p, 0, NUM_ACTIONS)
-        while m:
-            p[__builtin_ctzll(m)] = 1
-            m &= m - 1
+        ts_fill_mask(&self.st, p)
         return arr
 
     # ------------------------------------------------------------ observation
     def observe(self, int seat):
         """``seat``'s observation: a new writable int8 array equal to ``game.observe``."""
-        cdef int size = self.obs_size, n = self.n
-        cdef unsigned int m
+        cdef int n = self.st.n
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} is not 0..{n - 1}")
         arr = cnp.PyArray_SimpleNew(1, self.obs_dims, cnp.NPY_INT8)
-        cdef char *b = <char *>cnp.PyArray_DATA(arr)
-        memcpy(b, &self.obs[seat * size], size)
-        cdef int a = self.active, cur = self.current
-        if a >= 0:
-            b[self.o_active + a] = 1
-            b[self.o_from + self.rel[self.active_from][seat]] = 1
-            b[self.o_how if self.active_how == BY_DISCARD else self.o_how + 1] = 1
-            if self.active_passed:
-                b[self.o_passed] = 1
-        b[self.o_draw] = self.draw_len
-        if cur >= 0:
-            b[self.o_current + self.rel[cur][seat]] = 1
-            b[self.o_phase + self.phase] = 1
-            if self.phase == PH_DISCARD and cur == seat:
-                m = self._worst()
-                while m:
-                    b[self.o_worst + __builtin_ctz(m)] = 1
-                    m &= m - 1
-        else:
-            if self.winner >= 0:
-                b[self.o_winner + self.rel[self.winner][seat]] = 1
-            if self.result == "draw":
-                b[self.o_drawn] = 1
-        b[self.o_trash] = self.trash[seat]
-        if self.claim_seat >= 0:
-            b[self.o_claim + self.claim_kind] = 1
-            b[self.o_claimer + self.rel[self.claim_seat][seat]] = 1
+        ts_observe(&self.st, seat, <unsigned char *>cnp.PyArray_DATA(arr))
         return arr
 
     # ------------------------------------------------------------ apply
@@ -738,275 +1155,54 @@ cdef class Engine:
         Raises:
             ValueError: ``action`` is not legal now (nothing changes).
         """
-        if not (type(action) is int and 0 <= action < NUM_ACTIONS and (self._legal() >> action) & 1):
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS and (ts_legal(&self.st) >> action) & 1):
             self._illegal(action)
-        return self._apply(action)
+        return self._step(action)
 
     cdef void _illegal(self, action) except *:
         try:
             x = _index(action)
         except TypeError:
             x = -1
-        ok = type(action) is not bool and 0 <= x < NUM_ACTIONS and (self._legal() >> x) & 1
+        ok = type(action) is not bool and 0 <= x < NUM_ACTIONS and (ts_legal(&self.st) >> x) & 1
         if not ok:
             raise ValueError(f"action {action!r} is not legal here; legal: {self.legal_actions()}")
 
-    cdef object _apply(self, int action):
-        cdef int cur = self.current, t, old, a, k, after, idx, how, src
-        if action >= DISCARD0:
-            t = action - DISCARD0
-            self.discard_worst = (self._worst() >> t) & 1
-            self._take_discard(cur, t)
-            self.events.append(("discard", cur, t))
-            self.worst_ok = False
-            self.active = t
-            self.active_from = cur
-            self.active_how = BY_DISCARD
-            self.active_passed = False
-            self.current = (cur + 1) % self.n
-            self.phase = PH_RESPOND
-            if (self.hot_any >> t) & 1 and self._claim(cur):
-                return self._after_claim()
-            return None
-        if action == HIT:
-            if self.draw_len <= DRAW_LIMIT:
-                self.events.append(("hit", cur, -1, self.active))
-                self.worst_ok = False
-                return self._finish_draw()
-            old = self.active
-            self.dead[old] += 1
-            self.exposed[old] += 1
-            for k in range(self.n):
-                self.obs[k * self.obs_size + self.o_dead + old] = self.dead[old]
-            self.draw_len -= 1
-            t = self.draw[self.draw_len]
-            self.events.append(("hit", cur, t, old))
-            self.worst_ok = False
-            self.active = t
-            self.active_from = cur
-            self.active_how = BY_HIT
-            self.active_passed = False
-            self.phase = PH_AFTER_HIT
-            if (self.hot_any >> t) & 1 and self._claim(-1):
-                return self._after_claim()
-            return None
-        if action == PASS:
-            a = self.active
-            self.events.append(("pass", cur, a))
-            self.worst_ok = False
-            self.current = (cur + 1) % self.n
-            self.phase = PH_RESPOND
-            self.active_passed = True
-            return None
-        # a meld chosen by the current player
-        a = self.active
-        idx = action
-        after = self._meld_trash(cur, idx)
-        if MI_NUSED[a][idx]:
-            self._remove(cur, a, idx, after)
-        self._put_public(cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
-        self._meld_event(cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
-        how = self.active_how
-        src = self.active_from
-        self.worst_ok = False
-        self.active = -1
-        self.active_from = -1
-        self.active_how = 0
-        self.active_passed = False
-        if after == 0:
-            return self._finish_win(cur, a, how, src)
-        self.phase = PH_DISCARD
-        return None
+    cdef object _step(self, int action):
+        """Play a legal ``action`` in C, then bring the Python record up to date."""
+        cdef int over = ts_apply(&self.st, action)
+        self._flush()
+        return tuple(self.returns) if over else None
 
-    cdef void _take_discard(self, int s, int t):
-        """As :func:`tusac_env.melds.take_discard`: one legal discard out of ``s``'s block."""
-        cdef int k = COMP_OF[t]
-        cdef int code
-        self.private[s][t] -= 1
-        code = self.codes[s][k] = self.codes[s][k] - PLACE[t]
-        self.trash[s] -= 1
-        self.sizes[s] -= 1
-        self.obs[s * self.obs_size + t] = self.private[s][t]
-        self._set_size(s)
-        self.ctrash[s][k] -= 1
-        self.disc[s] = (self.disc[s] & ~COMP_BITS[k]) | COMP_DISCARD[k][code]
-        self.high[s] &= ~(1U << t)
-        self._win_and_hot(s)
-        self._union()
-
-    cdef object _after_claim(self):
-        # A claim ended the game (a win) or handed the turn to the claimer, who discards.
-        if self.phase == PH_OVER:
-            return tuple(self.returns)
-        return None
-
-    cdef int _win_meld(self, int s, int a):
-        """The best winning meld index of active ``a`` for ``s`` (KHUI_IDX for a Khui),
-        -1 when none (as :func:`tusac_env.claims.win_meld`)."""
-        cdef int trash = self.trash[s], k, code, base = 0, j, best_v = -1, best = -1, idx, rest, v
-        if trash > 3:
-            return -1
-        k = COMP_OF[a]
-        code = self.codes[s][k]
-        for j in range(NCOMP):
-            if j != k:
-                base += COMP_VALUE[j][self.codes[s][j]]
-        if self.private[s][a] == 3 and trash == 0:
-            best_v = KHUI_VALUE + base + COMP_VALUE[k][code - 3 * PLACE[a]]
-            best = KHUI_IDX
-        for j in range(OPT_N[a][code]):
-            idx = OPT_IDX[a][code][j]
-            rest = base + COMP_VALUE[k][code - MI_PLACE[a][idx]]
-            if rest < 0:
-                continue
-            v = KIND_VALUE[MI_KIND[a][idx]] + rest
-            if v > best_v:
-                best_v = v
-                best = idx
-        if best_v < 0:
-            return -1
-        return best
-
-    cdef bint _claim(self, int exclude) except -1:
-        """The automatic claims on the newly active card, in priority order
-        (as :func:`tusac_env.claims.claim`); True when one was made."""
-        cdef int n = self.n, a = self.active, cur = self.current
-        cdef int seats[MAXSEAT]
-        cdef int ns = 0, i, s, idx, how, src, trash, k, code, after
-        cdef int cards[4]
-        for i in range(n):
-            s = (cur + i) % n
-            if (self.hot[s] >> a) & 1 and s != exclude:
-                seats[ns] = s
-                ns += 1
-        for i in range(ns):
-            s = seats[i]
-            if not (self.win[s] >> a) & 1:
-                continue
-            idx = self._win_meld(s, a)
-            assert idx >= 0  # the win mask and win_meld agree
-            self.events.append(("claim", s, "win", a))
-            self.claim_kind = CL_WIN
-            self.claim_seat = s
-            how = self.active_how
-            src = self.active_from
-            if idx == KHUI_IDX:
-                self._remove(s, a, KHUI_IDX, 0)
-                self._drop_khap(s, a)
-                cards[0] = cards[1] = cards[2] = cards[3] = a
-                self._put_public(s, KI_KHUI, cards, 4)
-                self._meld_event(s, KI_KHUI, cards, 4)
-            else:
-                if MI_NUSED[a][idx]:
-                    self._remove(s, a, idx, 0)
-                self._put_public(s, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
-                self._meld_event(s, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
-            self.active = -1
-            self._finish_win(s, a, how, src)
-            return True
-        for i in range(ns):
-            s = seats[i]
-            if self.private[s][a] == 3:
-                self.events.append(("claim", s, "khui", a))
-                self.claim_kind = CL_KHUI
-                self.claim_seat = s
-                self._remove(s, a, KHUI_IDX, self.trash[s])  # a Khap is never trash
-                self._drop_khap(s, a)
-                cards[0] = cards[1] = cards[2] = cards[3] = a
-                self._put_public(s, KI_KHUI, cards, 4)
-                self._meld_event(s, KI_KHUI, cards, 4)
-                self._to_claimer(s)
-                return True
-        if a % 7 == 0:  # pair priority never takes a king
-            return False
-        for i in range(ns):
-            s = seats[i]
-            if s == cur or self.private[s][a] != 2:
-                continue
-            trash = self.trash[s]
-            k = COMP_OF[a]
-            code = self.codes[s][k]
-            after = trash + COMP_TRASH[k][code - 2 * PLACE[a]] - COMP_TRASH[k][code]
-            if after > trash or (trash == 2 and self._is_waiting(s)):
-                return False  # only one seat can hold a pair of the type
-            self.events.append(("claim", s, "pair", a))
-            self.claim_kind = CL_PAIR
-            self.claim_seat = s
-            self._remove(s, a, TRIPLE_IDX, after)
-            self._put_public(s, MI_KIND[a][TRIPLE_IDX], MI_CARDS[a][TRIPLE_IDX], MI_NCARDS[a][TRIPLE_IDX])
-            self._meld_event(s, MI_KIND[a][TRIPLE_IDX], MI_CARDS[a][TRIPLE_IDX], MI_NCARDS[a][TRIPLE_IDX])
-            self._to_claimer(s)
-            return True
-        return False
-
-    cdef bint _is_waiting(self, int s):
-        """As :func:`tusac_env.claims._is_waiting`."""
-        cdef int k
-        if self.trash[s] != 2:
-            return False
-        for k in range(NCOMP):
-            if self.ctrash[s][k] == 2:
-                return WAITING[k][self.codes[s][k]]
-        return False
-
-    cdef void _to_claimer(self, int s):
-        self.active = -1
-        self.active_from = -1
-        self.active_how = 0
-        self.active_passed = False
-        self.current = s
-        self.phase = PH_DISCARD
-        self.worst_ok = False
-
-    # ------------------------------------------------------------ game end (the rules layer's code)
-    cdef object _score_state(self):
-        """A rules-layer state holding what :mod:`tusac_env.scoring` reads: the public set
-        kinds (their cards are left out), the draw pile, the penalty test and the caches
-        set by :meth:`_finish_win` (this runs every game: no more than the scoring reads)."""
-        st = TuSacState(num_players=self.n, first=self.first, private=[],
-                        public=[[[_KIND_NAMES[self.pub_kind[s][i]], []] for i in range(self.pub_n[s])]
-                                for s in range(self.n)],
-                        dead=[], draw=[self.draw[i] for i in range(self.draw_len)],
-                        discard_worst=bool(self.discard_worst))
-        return st
-
-    cdef object _finish_win(self, int seat, int card, int how, int src):
-        """End the game with ``seat`` winning: :func:`tusac_env.scoring.finish_win` on a
-        state built from this one; returns the per-seat rewards."""
-        st = self._score_state()
-        st._codes = [[self.codes[s][k] for k in range(NCOMP)] for s in range(self.n)]
-        st._kind_counts = [[self.kind_counts[s][k] for k in range(NKINDS)] for s in range(self.n)]
-        st._khaps = [tuple([k for k in range(NT) if self.khaps[s] >> k & 1]) for s in range(self.n)]
-        _scoring.finish_win(st, self.config, seat, card, how, src)
-        self._take_end(st)
-        return tuple(self.returns)
-
-    cdef object _finish_draw(self):
-        st = self._score_state()
-        _scoring.finish_draw(st)
-        self._take_end(st)
-        return tuple(self.returns)
+    cdef void _flush(self) except *:
+        """Append the C events to :attr:`events`; after a game end, take its result,
+        payments and returns."""
+        cdef TSState *g = &self.st
+        cdef int i
+        cdef TSPay *p
+        for i in range(g.nev):
+            self.events.append(_event_tuple(&g.ev[i]))
+        g.nev = 0
+        if g.has_returns:
+            g.has_returns = False
+            self.result = _RESULTS[g.result]
+            self.payments = [[g.pays[i].payer, g.pays[i].payee, g.pays[i].amount,
+                              _pay_reason(g.pays[i].reason, g.pays[i].loser)] for i in range(g.npay)]
+            self.returns = [g.returns[i] for i in range(g.n)]
 
     cdef void _end_fields(self, st) except *:
         """Copy the game-end fields (winner, result, winning card, value, amount, penalty)
-        of a rules-layer state: at load, and from the scoring's state at the end."""
-        self.winner = st.winner
+        of a rules-layer state (at load)."""
+        cdef TSState *g = &self.st
+        g.winner = st.winner
         self.result = st.result
-        self.win_card = st.win_card
-        self.win_how = int(st.win_how)
-        self.win_from = st.win_from
-        self.value = st.value
-        self.amount = st.amount
-        self.penalized = st.penalized
-
-    cdef void _take_end(self, st):
-        self._end_fields(st)
-        self.payments = st.payments
-        self.returns = st.returns
-        self.events.extend(st.events)
-        self.phase = PH_OVER
-        self.current = -1
-        self.worst_ok = False
+        g.result = _RESULTS.index(st.result)
+        g.win_card = st.win_card
+        g.win_how = int(st.win_how)
+        g.win_from = st.win_from
+        g.value = st.value
+        g.amount = st.amount
+        g.penalized = st.penalized
 
     # ------------------------------------------------------------ rare entry points
     def is_truncated(self):
@@ -1020,43 +1216,44 @@ cdef class Engine:
     def outcome(self):
         """``game.outcome`` of the engine's state (on a state holding the fields it reads:
         the env asks for it at the end of every game)."""
-        st = TuSacState(num_players=self.n, first=self.first, private=[], public=[], dead=[], draw=[],
-                        current=self.current, phase=self.phase, winner=self.winner, result=self.result,
-                        win_card=self.win_card, win_how=self.win_how, win_from=self.win_from,
-                        value=self.value, amount=self.amount, penalized=self.penalized,
+        cdef TSState *g = &self.st
+        st = TuSacState(num_players=g.n, first=g.first, private=[], public=[], dead=[], draw=[],
+                        current=g.current, phase=g.phase, winner=g.winner, result=self.result,
+                        win_card=g.win_card, win_how=g.win_how, win_from=g.win_from,
+                        value=g.value, amount=g.amount, penalized=g.penalized,
                         payments=[list(p) for p in self.payments], returns=list(self.returns))
         return self.game.outcome(st)
 
     def to_json(self):
         """``game.to_json`` of the engine's state (plain JSON-able data)."""
-        cdef int n = self.n
+        cdef TSState *g = &self.st
+        cdef int n = g.n
         return {
             "num_players": n,
-            "first": self.first,
-            "private": [[self.private[s][t] for t in range(NT)] for s in range(n)],
-            "public": [[[_KIND_NAMES[self.pub_kind[s][i]],
-                         [self.pub_cards[s][i][j] for j in range(self.pub_ncards[s][i])]]
-                        for i in range(self.pub_n[s])] for s in range(n)],
-            "dead": [self.dead[t] for t in range(NT)],
-            "draw": [self.draw[i] for i in range(self.draw_len)],
-            "active": self.active,
-            "active_from": self.active_from,
-            "active_how": self.active_how,
-            "active_passed": bool(self.active_passed),
-            "discard_worst": bool(self.discard_worst),
-            "current": self.current,
-            "phase": self.phase,
-            "winner": self.winner,
+            "first": g.first,
+            "private": [[g.private[s][t] for t in range(NT)] for s in range(n)],
+            "public": [[[_KIND_NAMES[g.pub_kind[s][i]],
+                         [g.pub_cards[s][i][j] for j in range(g.pub_ncards[s][i])]]
+                        for i in range(g.pub_n[s])] for s in range(n)],
+            "dead": [g.dead[t] for t in range(NT)],
+            "draw": [g.draw[i] for i in range(g.draw_len)],
+            "active": g.active,
+            "active_from": g.active_from,
+            "active_how": g.active_how,
+            "active_passed": bool(g.active_passed),
+            "discard_worst": bool(g.discard_worst),
+            "current": g.current,
+            "phase": g.phase,
+            "winner": g.winner,
             "result": self.result,
-            "win_card": self.win_card,
-            "win_how": self.win_how,
-            "win_from": self.win_from,
-            "value": self.value,
-            "amount": self.amount,
-            "penalized": self.penalized,
+            "win_card": g.win_card,
+            "win_how": g.win_how,
+            "win_from": g.win_from,
+            "value": g.value,
+            "amount": g.amount,
+            "penalized": g.penalized,
             "payments": [list(p) for p in self.payments],
             "returns": list(self.returns),
-            "last_claim": [_CLAIM_NAMES[self.claim_kind] if self.claim_seat >= 0 else "", self.claim_seat],
+            "last_claim": [_CLAIM_NAMES[g.claim_kind] if g.claim_seat >= 0 else "", g.claim_seat],
             "events": [list(e) for e in self.events],
         }
-

@@ -5,7 +5,8 @@ The same choices as :class:`tusac_env.greedy.GreedyTuSacBot` (the
 reference: ``tests/tusac/test_greedy_engine.py`` plays both on the
 same positions and compares every move), read from a
 :class:`tusac_env._engine.Engine` (declared in ``tusac_env/_engine.pxd``)
-instead of a rules-layer state:
+instead of a rules-layer state (:c:func:`ts_greedy` runs on the engine's C
+struct without the GIL, for the batched engine's opponents too):
 
 - discard: a worst card (the engine's hint), among several the one whose
   removal leaves the most outs;
@@ -21,7 +22,8 @@ leaving C but for the game end's scoring.
 
 from libc.string cimport memcpy
 
-from tusac_env._engine cimport NT, Engine
+from tusac_env._engine cimport (NT, Engine, TSState, ts_legal, ts_meld_kind, ts_meld_rest, ts_meld_trash,
+                               ts_outs_sum, ts_unseen, ts_worst)
 
 from tusac_env.layout import DISCARD0 as _PY_DISCARD0
 from tusac_env.layout import HIT as _PY_HIT
@@ -59,22 +61,22 @@ def outs_sum(Engine engine, counts, unseen):
     for t in range(NT):
         r[t] = counts[t]
         u[t] = unseen[t]
-    return engine._outs_sum(r, u)
+    return ts_outs_sum(&engine.st, r, u)
 
 
-cdef int _greedy(Engine e) except -1:
-    """The greedy bot's action for the engine's current seat."""
+cdef int ts_greedy(TSState *e) noexcept nogil:
+    """The greedy bot's action for the current seat of ``e`` (a game not over)."""
     cdef int cur = e.current, t, best, key, best_key, idx, trash, kv, best_trash, best_kv
-    cdef unsigned long long legal = e._legal()
+    cdef unsigned long long legal = ts_legal(e)
     cdef unsigned long long melds
     cdef unsigned int worst
     cdef int rest[NT]
     cdef int unseen[NT]
     if legal & (legal - 1) == 0:
         return __builtin_ctzll(legal)
-    e._unseen(cur, unseen)
+    ts_unseen(e, cur, unseen)
     if e.phase == PH_DISCARD:
-        worst = e._worst()
+        worst = ts_worst(e)
         if worst == 0:
             worst = <unsigned int>(legal >> DISCARD0)
         if worst & (worst - 1) == 0:
@@ -86,7 +88,7 @@ cdef int _greedy(Engine e) except -1:
             worst &= worst - 1
             memcpy(rest, e.private[cur], NT * sizeof(int))
             rest[t] -= 1
-            key = e._outs_sum(rest, unseen)
+            key = ts_outs_sum(e, rest, unseen)
             if key > best_key:
                 best_key = key
                 best = t
@@ -99,10 +101,10 @@ cdef int _greedy(Engine e) except -1:
     while melds:  # ascending ids: the lowest id wins a tie, as the Python bot's -idx key
         idx = __builtin_ctzll(melds)
         melds &= melds - 1
-        trash = e._meld_trash(cur, idx)
-        kv = KIND_VALUE[e._meld_kind(idx)]
-        e._meld_rest(cur, idx, rest)
-        key = e._outs_sum(rest, unseen)
+        trash = ts_meld_trash(e, cur, idx)
+        kv = KIND_VALUE[ts_meld_kind(e, idx)]
+        ts_meld_rest(e, cur, idx, rest)
+        key = ts_outs_sum(e, rest, unseen)
         if (best < 0 or trash < best_trash or (trash == best_trash and (
                 kv > best_kv or (kv == best_kv and key > best_key)))):
             best, best_trash, best_kv, best_key = idx, trash, kv, key
@@ -113,9 +115,9 @@ def greedy_action(Engine engine):
     """The greedy bot's action for the engine's current seat (the game must not be over)."""
     if not KIND_VALUES_SET:
         raise RuntimeError("set_kind_values() first (tusac_env.greedy does it on import)")
-    if engine.phase == PH_OVER:
+    if engine.st.phase == PH_OVER:
         raise ValueError("the game is over: no action to choose")
-    return _greedy(engine)
+    return ts_greedy(&engine.st)
 
 
 def play_greedy(Engine engine, int limit):
@@ -124,9 +126,9 @@ def play_greedy(Engine engine, int limit):
     cdef int steps = 0
     if not KIND_VALUES_SET:
         raise RuntimeError("set_kind_values() first (tusac_env.greedy does it on import)")
-    while engine.phase != PH_OVER and steps < limit:
-        engine._apply(_greedy(engine))
+    while engine.st.phase != PH_OVER and steps < limit:
+        engine._step(ts_greedy(&engine.st))
         steps += 1
-    if engine.phase == PH_OVER:
+    if engine.st.phase == PH_OVER:
         return tuple(engine.returns)
     return None

@@ -71,6 +71,7 @@ class TuSacGame(Game[TuSacState]):
     env_name = "tusac_v0"
     version = 0
     engine_module = "tusac_env._engine"
+    batch_module = "tusac_env._batch"
 
     def __init__(self, num_players: int = 4, penalty_rule: bool = True,
                  first_player: int | str = 0, reward_scale: float = 1.0):

@@ -1,0 +1,546 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Tu Sac's batched engine: B games in C, stepped by one call without the GIL.
+
+The protocol is :mod:`setgames.batch`'s (read it first); this is its Tu Sac
+class, for 2, 3 and 4 players and every config option. Every slot is a
+:c:type:`TSState` stepped by the very functions the single-game
+:class:`tusac_env._engine.Engine` calls (``_engine.pxd``): the move, the
+automatic out-of-turn claims, the game end and its scoring; dealt in C from a
+numpy-identical ``PCG64`` (``setgames/batch/_rng.pxd``), so the game of seed
+``g`` is the game ``raw_env().reset(seed=g)`` deals. A step validates every
+action first, then moves each slot: its action, the opponents' moves inside
+the step (``opponents="random"`` or ``"greedy"``, the compiled bot of
+:mod:`tusac_env._greedy`), the end of its game (rewards, the seed reported
+in :attr:`Batch.final_seed`) and, by the autoreset mode, its next deal, all
+in C; ``num_threads > 1`` splits the slots over a pool of threads
+(``setgames/batch/_pool.pxd``).
+
+Tu Sac's own case: a game can end before a seat acts (a dealt hand without
+trash wins at once; with opponents, an opponent can win before the learner's
+first turn). Such a deal is skipped, as :class:`setgames.wrappers.SingleAgentEnv`
+re-deals it (a reset cannot return a finished game): the slot goes on to its
+next game index and seed, so every game the batch reports is one where the
+learner (in self-play: the first seat) acted.
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+from numpy.random cimport bitgen_t
+
+cimport numpy as cnp
+
+import numpy as np
+
+from setgames.batch import AUTORESET_MODES, LEARNER_SEAT_MODES, OPPONENTS
+from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
+from setgames.batch._pool cimport sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
+from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
+                                  sg_pcg64_seed, sg_tag_seed)
+from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, TSState, ts_apply, ts_deal, ts_fill_mask,
+                                ts_legal, ts_observe, ts_setup)
+from tusac_env._greedy cimport ts_greedy
+
+cnp.import_array()
+
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+cdef enum:
+    OPP_NONE, OPP_RANDOM, OPP_GREEDY
+    SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
+    AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
+    LIVE = 0, PENDING = 1, OVER = 2   # a slot's game runs / ended, dealt at the next step / ended, kept
+
+# Threads get at least this many slots each: waking a thread costs more than stepping a
+# few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
+MIN_SLOTS_PER_THREAD = 256
+cdef int CHUNK = 64  # slots a thread claims at a time
+# Deals in a row that end before the learner acts, after which a slot gives up (and stays over):
+# a first-hand win or an opponent's win before the learner's turn is a few percent of deals.
+MAX_REDEALS = 64
+cdef int C_MAX_REDEALS = MAX_REDEALS
+
+cdef uint64_t C_TAG_OPP = TAG_OPPONENTS
+cdef uint64_t C_TAG_SEAT = TAG_LEARNER_SEAT
+cdef uint64_t C_TAG_SAMPLER = TAG_SAMPLER
+
+ctypedef struct Ctx:
+    TSState *st
+    sg_pcg64 *opp_rng          # per slot: the opponents' draws of the current game
+    sg_pcg64 *sampler          # per slot: the draws of sample() without a generator
+    long long *sample_out      # where that sample() writes (set by each call)
+    uint64_t *slot_seed
+    uint64_t *game_seed
+    uint64_t *final_seed
+    long long *game_index
+    int *learner               # per slot: the learner's seat in this game (-1 in self-play)
+    int *final_learner
+    int *last_mover            # per slot: the seat of the last move applied (the view once over)
+    unsigned char *status      # LIVE, PENDING or OVER
+    signed char *obs
+    signed char *final_obs
+    char *mask
+    int *seat
+    float *rewards
+    float *learner_reward
+    unsigned char *term
+    unsigned char *trunc
+    long long *actions
+    int np, obs_n, n_act, opponents, seat_mode, fixed_seat, autoreset
+
+
+cdef inline bint _over(TSState *s) noexcept nogil:
+    return s.phase == PH_OVER_C
+
+
+cdef inline int _shown(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """The seat whose view row ``i`` shows: the learner, else the seat to act (once over, the last mover)."""
+    if c.learner[i] >= 0:
+        return c.learner[i]
+    return c.last_mover[i] if _over(&c.st[i]) else c.st[i].current
+
+
+cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Row ``i`` of obs, mask and seat from slot ``i``'s game: the learner's view (or, in
+    self-play, the seat to act; once over, the last mover), and its legal actions."""
+    cdef TSState *s = &c.st[i]
+    cdef char *m = c.mask + i * c.n_act
+    ts_observe(s, _shown(c, i), <unsigned char *> (c.obs + i * c.obs_n))
+    memset(m, 0, c.n_act)
+    if _over(s):
+        c.seat[i] = -1
+    else:
+        ts_fill_mask(s, m)
+        c.seat[i] = s.current
+
+
+cdef int _legal_list(TSState *s, int *out) noexcept nogil:
+    """The legal ids of ``s``, ascending, into ``out``; their count."""
+    cdef unsigned long long x = ts_legal(s)
+    cdef int n = 0
+    while x:
+        out[n] = __builtin_ctzll(x)
+        n += 1
+        x &= x - 1
+    return n
+
+
+cdef int _opponents(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Play the other seats of slot ``i`` until the learner is to act or the game ends (then 1)."""
+    cdef TSState *s = &c.st[i]
+    cdef int legal[TS_N_ACTIONS]
+    cdef int a, n, status = 0
+    while not _over(s) and s.current != c.learner[i]:
+        if c.opponents == OPP_GREEDY:
+            a = ts_greedy(s)  # (deterministic: the Python bot draws nothing either)
+        else:
+            n = _legal_list(s, legal)
+            a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
+        c.last_mover[i] = s.current
+        status = ts_apply(s, a)
+    return status
+
+
+cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Deal slot ``i``'s next game (its index + 1) and, with opponents, play them to the
+    learner's turn; a deal that ends before then is skipped for the next index (the
+    module's doc), at most ``MAX_REDEALS`` times in a row (then the slot stays over)."""
+    cdef sg_pcg64 deal
+    cdef uint64_t g
+    cdef long long k
+    cdef int tries
+    cdef TSState *s = &c.st[i]
+    for tries in range(C_MAX_REDEALS + 1):
+        k = c.game_index[i] + 1
+        c.game_index[i] = k
+        g = sg_game_seed(c.slot_seed[i], <uint64_t> k)
+        c.game_seed[i] = g
+        sg_pcg64_seed(&deal, g)
+        ts_deal(s, &deal)
+        c.last_mover[i] = -1
+        c.status[i] = LIVE
+        if c.opponents == OPP_NONE:
+            c.learner[i] = -1
+        else:
+            if c.seat_mode == SEAT_FIXED:
+                c.learner[i] = c.fixed_seat
+            elif c.seat_mode == SEAT_ROTATE:
+                c.learner[i] = <int> ((c.fixed_seat + k) % c.np)
+            else:
+                c.learner[i] = <int> (sg_tag_seed(g, C_TAG_SEAT) % <uint64_t> c.np)
+            sg_pcg64_seed(&c.opp_rng[i], sg_tag_seed(g, C_TAG_OPP))
+            _opponents(c, i)
+        if not _over(s):
+            return
+    c.status[i] = OVER
+
+
+cdef void _finish(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
+    """Slot ``i``'s game just ended: its returns into ``rew``, its seed reported, then the autoreset."""
+    cdef int p
+    cdef TSState *s = &c.st[i]
+    for p in range(c.np):
+        rew[p] += <float> s.returns[p]
+    c.term[i] = 1
+    c.final_seed[i] = c.game_seed[i]
+    c.final_learner[i] = c.learner[i]
+    if c.autoreset == AR_SAME_STEP:
+        ts_observe(s, _shown(c, i), <unsigned char *> (c.final_obs + i * c.obs_n))
+        _new_game(c, i)
+    else:
+        c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
+    _write(c, i)
+
+
+cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """One step of slot ``i`` (its action already checked)."""
+    cdef TSState *s = &c.st[i]
+    cdef float *rew = c.rewards + i * c.np
+    cdef int mover, status, p
+    for p in range(c.np):
+        rew[p] = 0
+    c.trunc[i] = 0
+    if c.status[i] == OVER:  # autoreset disabled: the game stays over until reset()
+        c.term[i] = 1
+        c.learner_reward[i] = 0
+        return
+    c.term[i] = 0
+    if c.status[i] == PENDING:  # next-step autoreset: this step deals, the action is ignored
+        _new_game(c, i)
+        _write(c, i)
+        c.learner_reward[i] = 0
+        return
+    mover = s.current
+    c.last_mover[i] = mover
+    status = ts_apply(s, <int> c.actions[i])
+    if status == 0 and c.opponents != OPP_NONE:
+        status = _opponents(c, i)
+    c.learner_reward[i] = 0
+    if status:
+        _finish(c, i, rew)
+        c.learner_reward[i] = rew[c.final_learner[i] if c.final_learner[i] >= 0 else mover]
+    else:
+        _write(c, i)
+
+
+cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """Slots ``lo`` to ``hi - 1`` of the batch ``arg`` (a ``Ctx``), one step each (a pool task)."""
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        _step_slot(<Ctx *> arg, i)
+
+
+cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``sample()`` of slots ``lo`` to ``hi - 1`` from their own streams (a pool task)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef int legal[TS_N_ACTIONS]
+    cdef int m
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        if c.status[i] != LIVE or _over(&c.st[i]):
+            c.sample_out[i] = 0
+            continue
+        m = _legal_list(&c.st[i], legal)
+        c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
+
+
+cdef Py_ssize_t _first_bad(Ctx *c, Py_ssize_t n) noexcept nogil:
+    """The first slot whose action is out of range or illegal (ignoring slots that take none), or -1."""
+    cdef Py_ssize_t i
+    cdef long long a
+    for i in range(n):
+        if c.status[i] != LIVE:
+            continue
+        a = c.actions[i]
+        if a < 0 or a >= c.n_act or not (ts_legal(&c.st[i]) >> a) & 1:
+            return i
+    return -1
+
+
+cdef class Batch:
+    """``num_envs`` Tu Sac games stepped together in C (the :mod:`setgames.batch` protocol).
+
+    Args:
+        game: the :class:`~tusac_env.rules.TuSacGame` (its whole config: players,
+            ``penalty_rule``, ``first_player``, ``reward_scale``).
+        num_envs: B, the number of slots.
+        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
+            from fresh entropy. :meth:`reset` deals the first games.
+        num_threads: threads the step splits the slots over (the caller and a pool of
+            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
+            slots: smaller batches run on the caller alone.
+        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
+            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
+        learner_seat: with opponents, the learner's seat: a seat, ``"rotate"`` (seat ``k mod n``
+            in a slot's game of index ``k``) or ``"random"`` (drawn from each game's seed).
+        autoreset: ``"same_step"`` (a finished game's slot deals its next game in the same
+            step; the last observation is in :attr:`final_obs`), ``"next_step"`` (the step
+            after the end deals, ignoring its action) or ``"disabled"`` (the slot stays
+            over, ignoring actions, until :meth:`reset` names it).
+
+    Raises:
+        ValueError: a bad option, naming it.
+    """
+
+    cdef Ctx c
+    cdef sg_pool *pool
+    cdef Py_ssize_t n
+    cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
+    cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
+    cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
+    cdef readonly object opponents, learner_mode, autoreset
+    cdef object _actions, _slot_seed, _status, _labels, _last_mover
+    cdef bint _seeded
+
+    def __cinit__(self):
+        self.c.st = NULL
+        self.c.opp_rng = NULL
+        self.c.sampler = NULL
+        self.pool = NULL
+
+    def __dealloc__(self):
+        sg_pool_free(self.pool)
+        free(self.c.st)
+        free(self.c.opp_rng)
+        free(self.c.sampler)
+
+    def __init__(self, game, int num_envs, seed=None, int num_threads=1, opponents=None,
+                 learner_seat=0, autoreset="same_step"):
+        if num_envs < 1:
+            raise ValueError(f"num_envs {num_envs!r} must be at least 1")
+        if num_threads < 1:
+            raise ValueError(f"num_threads {num_threads!r} must be at least 1")
+        if opponents not in OPPONENTS:
+            raise ValueError(f"opponents {opponents!r} is not one of {OPPONENTS}")
+        if autoreset not in AUTORESET_MODES:
+            raise ValueError(f"autoreset {autoreset!r} is not one of {AUTORESET_MODES}")
+        NP = game.num_players
+        if not (learner_seat in LEARNER_SEAT_MODES if isinstance(learner_seat, str)
+                else type(learner_seat) is int and 0 <= learner_seat < NP):
+            raise ValueError(f"learner_seat {learner_seat!r} is not a seat 0..{NP - 1} or one of "
+                             f"{LEARNER_SEAT_MODES}")
+        if seed is not None and not (isinstance(seed, (int, np.integer)) and 0 <= seed):
+            raise ValueError(f"seed {seed!r} must be a non-negative int or None")
+        self.game = game
+        self.n = num_envs
+        self.num_envs = num_envs
+        self.num_threads = num_threads
+        self.num_players = NP
+        self.num_actions = TS_N_ACTIONS
+        assert game.num_actions == self.num_actions and NP <= MAXSEAT
+        self.opponents = opponents
+        self.learner_mode = learner_seat
+        self.autoreset = autoreset
+        self._labels = game.layout.labels
+        B = num_envs
+        self.c.st = <TSState *> calloc(B, sizeof(TSState))
+        self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
+            raise MemoryError(f"no memory for {B} Tu Sac games")
+        for i in range(B):
+            ts_setup(&self.c.st[i], game.config, False)
+        self.obs_size = self.c.st[0].obs_size
+        assert game.obs_spec.size == self.obs_size
+        if num_threads > 1 and B >= 2 * MIN_SLOTS_PER_THREAD:
+            self.pool = sg_pool_new(min(num_threads, B // MIN_SLOTS_PER_THREAD))
+            if self.pool == NULL:
+                raise MemoryError("no memory for the thread pool")
+        self.obs = np.zeros((B, self.obs_size), np.int8)
+        self.final_obs = np.zeros((B, self.obs_size), np.int8)
+        self.mask = np.zeros((B, self.num_actions), np.int8)
+        self.seat = np.full(B, -1, np.int32)
+        self.rewards = np.zeros((B, NP), np.float32)
+        self.learner_reward = np.zeros(B, np.float32)
+        self.terminated = np.zeros(B, np.bool_)
+        self.truncated = np.zeros(B, np.bool_)
+        self.game_seed = np.zeros(B, np.uint64)
+        self.final_seed = np.zeros(B, np.uint64)
+        self.game_index = np.full(B, -1, np.int64)
+        self.learner_seat = np.full(B, -1, np.int32)
+        self.final_learner_seat = np.full(B, -1, np.int32)
+        self._slot_seed = np.zeros(B, np.uint64)
+        self._last_mover = np.full(B, -1, np.int32)
+        self._status = np.full(B, OVER, np.uint8)
+        self._actions = np.zeros(B, np.int64)
+        c = &self.c
+        c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
+        c.game_seed = <uint64_t *> cnp.PyArray_DATA(self.game_seed)
+        c.final_seed = <uint64_t *> cnp.PyArray_DATA(self.final_seed)
+        c.game_index = <long long *> cnp.PyArray_DATA(self.game_index)
+        c.learner = <int *> cnp.PyArray_DATA(self.learner_seat)
+        c.final_learner = <int *> cnp.PyArray_DATA(self.final_learner_seat)
+        c.last_mover = <int *> cnp.PyArray_DATA(self._last_mover)
+        c.np = NP
+        c.status = <unsigned char *> cnp.PyArray_DATA(self._status)
+        c.obs = <signed char *> cnp.PyArray_DATA(self.obs)
+        c.final_obs = <signed char *> cnp.PyArray_DATA(self.final_obs)
+        c.mask = <char *> cnp.PyArray_DATA(self.mask)
+        c.seat = <int *> cnp.PyArray_DATA(self.seat)
+        c.rewards = <float *> cnp.PyArray_DATA(self.rewards)
+        c.learner_reward = <float *> cnp.PyArray_DATA(self.learner_reward)
+        c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
+        c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
+        c.actions = <long long *> cnp.PyArray_DATA(self._actions)
+        c.obs_n = self.obs_size
+        c.n_act = self.num_actions
+        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
+        if isinstance(learner_seat, str):
+            c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
+            c.fixed_seat = 0
+        else:
+            c.seat_mode = SEAT_FIXED
+            c.fixed_seat = learner_seat
+        c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
+                       AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
+        for a in (self.obs, self.final_obs, self.mask, self.seat, self.rewards, self.learner_reward,
+                  self.terminated, self.truncated, self.game_seed, self.final_seed, self.game_index,
+                  self.learner_seat, self.final_learner_seat):
+            a.flags.writeable = False  # written by the batch only (the C pointers stay valid)
+        self._seeded = False
+        if seed is not None:
+            self._reseed(int(seed), None)
+
+    cdef void _reseed(self, object master, object where):
+        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
+        None), and their sampler streams."""
+        cdef Py_ssize_t i
+        seeds = (np.arange(self.n, dtype=np.uint64) + np.uint64(master & MASK63)) & np.uint64(MASK63)
+        for i in range(self.n):
+            if where is None or where[i]:
+                sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
+        if where is None:
+            self._slot_seed[:] = seeds
+            self.game_index.flags.writeable = True
+            self.game_index[:] = -1
+        else:
+            self._slot_seed[where] = seeds[where]
+            self.game_index.flags.writeable = True
+            self.game_index[where] = -1
+        self.game_index.flags.writeable = False
+        self._seeded = True
+
+    def reset(self, seed=None, mask=None):
+        """Deal a new game in every slot (or in the slots where the bool array ``mask`` is True).
+
+        ``seed`` re-seeds those slots: slot ``i``'s next game is the game of seed
+        ``seed + i``; without it each slot deals its next game (index + 1), the
+        first time from the master seed given at construction or fresh entropy.
+        Rewards and terminations of the reset slots are zeroed.
+        """
+        cdef Py_ssize_t i
+        cdef int p
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != (self.n,) or mask.dtype != np.bool_:
+                raise ValueError(f"mask must be a bool array of shape ({self.n},), got "
+                                 f"{mask.dtype} {mask.shape}")
+        if seed is not None:
+            if not (isinstance(seed, (int, np.integer)) and 0 <= seed):
+                raise ValueError(f"seed {seed!r} must be a non-negative int or None")
+            self._reseed(int(seed), mask)
+        elif not self._seeded:
+            self._reseed(int(np.random.SeedSequence().entropy) & MASK63, None)
+        for i in range(self.n):
+            if mask is None or mask[i]:
+                _new_game(&self.c, i)
+                _write(&self.c, i)
+                for p in range(self.c.np):
+                    self.c.rewards[self.c.np * i + p] = 0
+                self.c.learner_reward[i] = 0
+                self.c.term[i] = self.c.trunc[i] = 0
+
+    def step(self, actions):
+        """Play ``actions[i]`` in slot ``i`` (the seat to act's, or the learner's, move), then
+        the opponents, game ends and autoresets; the arrays are updated in place.
+
+        ``actions`` is an integer ndarray of shape ``(num_envs,)``. Slots that take no
+        action (dealing at this step under ``"next_step"``, over under ``"disabled"``)
+        ignore theirs.
+
+        Raises:
+            ValueError: a wrong shape or dtype, or an action out of range or illegal in
+                its slot (naming the slot, the action and the legal ids); no slot moves.
+        """
+        cdef Py_ssize_t i, bad, n = self.n
+        cdef Ctx *c = &self.c
+        if not self._seeded:
+            raise ValueError("step() before reset()")
+        if type(actions) is not np.ndarray:
+            raise ValueError(f"actions must be a numpy integer array of shape ({n},), "
+                             f"not {type(actions).__name__}")
+        if actions.shape != (n,) or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({n},), got "
+                             f"{actions.dtype} {actions.shape}")
+        # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
+        np.copyto(self._actions, actions, casting="unsafe")
+        with nogil:
+            bad = _first_bad(c, n)
+        if bad >= 0:
+            a = int(actions[bad])
+            legal = self.legal_actions(bad)
+            what = (f"({self._labels[a]}) is not legal" if 0 <= a < self.num_actions
+                    else f"is out of range 0..{self.num_actions - 1}")
+            raise ValueError(f"slot {bad}: action {a} {what}; legal: {legal} (no slot moved)")
+        with nogil:
+            if self.pool == NULL:
+                for i in range(n):
+                    _step_slot(c, i)
+            else:
+                sg_pool_run(self.pool, _step_range, c, n, CHUNK)
+
+    def legal_actions(self, Py_ssize_t slot):
+        """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
+        cdef int out[TS_N_ACTIONS]
+        cdef int k, m
+        if not 0 <= slot < self.n:
+            raise IndexError(f"slot {slot} is out of range 0..{self.n - 1}")
+        if _over(&self.c.st[slot]) or self.c.status[slot] != LIVE:
+            return []
+        m = _legal_list(&self.c.st[slot], out)
+        return [out[k] for k in range(m)]
+
+    def sample(self, rng=None, out=None):
+        """A uniform random legal action in every slot, drawn in C.
+
+        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
+        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
+        one thread). Without one: each slot draws from its own stream, seeded with
+        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
+        (or the constructor) seeds slot ``i``, split over the threads like the step.
+        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
+        array of shape ``(num_envs,)``) or a new array.
+        """
+        cdef Py_ssize_t i, n = self.n
+        cdef int legal[TS_N_ACTIONS]
+        cdef int m
+        cdef bitgen_t *bg
+        if not self._seeded:
+            raise ValueError("sample() before reset()")
+        if out is None:
+            out = np.empty(n, np.int64)
+        elif type(out) is not np.ndarray or out.dtype != np.int64 or out.shape != (n,) \
+                or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"out must be a writable contiguous int64 array of shape ({n},)")
+        cdef long long *o = <long long *> cnp.PyArray_DATA(out)
+        cdef Ctx *c = &self.c
+        if rng is None:
+            c.sample_out = o
+            with nogil:
+                if self.pool == NULL:
+                    _sample_range(c, 0, n)
+                else:
+                    sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
+            return out
+        bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+        with rng.bit_generator.lock, nogil:
+            for i in range(n):
+                if c.status[i] != LIVE or _over(&c.st[i]):
+                    o[i] = 0
+                    continue
+                m = _legal_list(&c.st[i], legal)
+                o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
+        return out
