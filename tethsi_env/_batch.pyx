@@ -25,7 +25,8 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch import AUTORESET_MODES, LEARNER_SEAT_MODES, OPPONENTS
+from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
+                                 illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
@@ -263,20 +264,7 @@ cdef class Batch:
 
     def __init__(self, game, int num_envs, seed=None, int num_threads=1, opponents=None,
                  learner_seat=0, autoreset="same_step"):
-        if num_envs < 1:
-            raise ValueError(f"num_envs {num_envs!r} must be at least 1")
-        if num_threads < 1:
-            raise ValueError(f"num_threads {num_threads!r} must be at least 1")
-        if opponents not in OPPONENTS:
-            raise ValueError(f"opponents {opponents!r} is not one of {OPPONENTS}")
-        if autoreset not in AUTORESET_MODES:
-            raise ValueError(f"autoreset {autoreset!r} is not one of {AUTORESET_MODES}")
-        if not (learner_seat in LEARNER_SEAT_MODES if isinstance(learner_seat, str)
-                else type(learner_seat) is int and 0 <= learner_seat < NP):
-            raise ValueError(f"learner_seat {learner_seat!r} is not a seat 0..{NP - 1} or one of "
-                             f"{LEARNER_SEAT_MODES}")
-        if seed is not None and not (isinstance(seed, (int, np.integer)) and 0 <= seed):
-            raise ValueError(f"seed {seed!r} must be a non-negative int or None")
+        check_options(num_envs, num_threads, opponents, autoreset, learner_seat, seed, NP)
         self.game = game
         self.n = num_envs
         self.num_envs = num_envs
@@ -382,14 +370,9 @@ cdef class Batch:
         Rewards and terminations of the reset slots are zeroed.
         """
         cdef Py_ssize_t i
-        if mask is not None:
-            mask = np.asarray(mask)
-            if mask.shape != (self.n,) or mask.dtype != np.bool_:
-                raise ValueError(f"mask must be a bool array of shape ({self.n},), got "
-                                 f"{mask.dtype} {mask.shape}")
+        mask = check_mask(mask, self.n)
+        check_seed(seed)
         if seed is not None:
-            if not (isinstance(seed, (int, np.integer)) and 0 <= seed):
-                raise ValueError(f"seed {seed!r} must be a non-negative int or None")
             self._reseed(int(seed), mask)
         elif not self._seeded:
             self._reseed(int(np.random.SeedSequence().entropy) & MASK63, None)
@@ -417,22 +400,13 @@ cdef class Batch:
         cdef Ctx *c = &self.c
         if not self._seeded:
             raise ValueError("step() before reset()")
-        if type(actions) is not np.ndarray:
-            raise ValueError(f"actions must be a numpy integer array of shape ({n},), "
-                             f"not {type(actions).__name__}")
-        if actions.shape != (n,) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array of shape ({n},), got "
-                             f"{actions.dtype} {actions.shape}")
+        check_actions(actions, n)
         # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
         np.copyto(self._actions, actions, casting="unsafe")
         with nogil:
             bad = _first_bad(c, n)
         if bad >= 0:
-            a = int(actions[bad])
-            legal = self.legal_actions(bad)
-            what = (f"({self._labels[a]}) is not legal" if 0 <= a < self.num_actions
-                    else f"is out of range 0..{self.num_actions - 1}")
-            raise ValueError(f"slot {bad}: action {a} {what}; legal: {legal} (no slot moved)")
+            raise illegal_action(bad, int(actions[bad]), self.legal_actions(bad), self._labels)
         with nogil:
             if self.pool == NULL:
                 for i in range(n):
@@ -468,11 +442,7 @@ cdef class Batch:
         cdef bitgen_t *bg
         if not self._seeded:
             raise ValueError("sample() before reset()")
-        if out is None:
-            out = np.empty(n, np.int64)
-        elif type(out) is not np.ndarray or out.dtype != np.int64 or out.shape != (n,) \
-                or not out.flags.c_contiguous or not out.flags.writeable:
-            raise ValueError(f"out must be a writable contiguous int64 array of shape ({n},)")
+        out = check_out(out, n)
         cdef long long *o = <long long *> cnp.PyArray_DATA(out)
         cdef Ctx *c = &self.c
         if rng is None:
