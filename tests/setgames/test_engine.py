@@ -126,3 +126,12 @@ def test_every_game_has_its_engine_built_where_ci_requires_it():
     from tusac_env import greedy as greedy_tusac
 
     assert greedy_tusac._tusac_greedy is not None, "tusac_env._greedy not built"
+    # The batched engines and the compiled bots: their tests skip when they are not built.
+    from setgames.batch import batch_class
+
+    unbatched = [name for name in ("tethsi", "bharg", "tusac") if batch_class(make_game(name)) is None]
+    assert not unbatched, f"batched engines not built: {unbatched}"
+    import importlib
+
+    for module in ("tethsi_env._greedy", "bharg_env._greedy", "setgames.batch._rng"):
+        importlib.import_module(module)  # an ImportError names what was not built
