@@ -203,6 +203,17 @@ cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
 
 
+cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``greedy_actions()`` of slots ``lo`` to ``hi - 1`` (a pool task)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        if c.status[i] != LIVE or th_over(&c.st[i]):
+            c.sample_out[i] = 0
+        else:
+            c.sample_out[i] = th_greedy(&c.st[i], sg_pcg64_next32_v, &c.sampler[i])
+
+
 cdef Py_ssize_t _first_bad(Ctx *c, Py_ssize_t n) noexcept nogil:
     """The first slot whose action is out of range or illegal (ignoring slots that take none), or -1."""
     cdef Py_ssize_t i
@@ -424,6 +435,26 @@ cdef class Batch:
             return []
         m = th_legal(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
+
+    def greedy_actions(self, out=None):
+        """The compiled greedy bot's move for the seat to act in every slot (0 where none
+        acts), e.g. as an expert's labels for imitation; no slot moves.
+
+        Ties are broken from each slot's own stream, the one ``sample()`` without a generator draws from. Writes into ``out`` (an int64 array of shape ``(num_envs,)``) or a new
+        array; split over the threads like the step.
+        """
+        cdef Py_ssize_t n = self.n
+        if not self._seeded:
+            raise ValueError("greedy_actions() before reset()")
+        out = check_out(out, n)
+        cdef Ctx *c = &self.c
+        c.sample_out = <long long *> cnp.PyArray_DATA(out)
+        with nogil:
+            if self.pool == NULL:
+                _greedy_range(c, 0, n)
+            else:
+                sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
+        return out
 
     def sample(self, rng=None, out=None):
         """A uniform random legal action in every slot, drawn in C.

@@ -37,6 +37,8 @@ The protocol a game's ``Batch`` class provides (Tet Hsi's:
   slot) or, without one, from each slot's own stream (seeded from its slot
   seed, :data:`setgames.batch.seeds.TAG_SAMPLER`), split over the threads.
 - ``legal_actions(slot)``: the legal ids of one slot.
+- ``greedy_actions(out=None)``: the game's compiled greedy bot's move for the
+  seat to act in every slot (an expert's labels for imitation; no slot moves).
 
 Seeds: see :mod:`setgames.batch.seeds` (slot ``i``'s ``k``-th game, the
 opponents' stream and the random learner seat, all from one game seed).

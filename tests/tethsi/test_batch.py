@@ -91,7 +91,7 @@ class _Twin:
 
 
 def _lockstep(first_player, opponents=None, learner_seat=0, num_envs=48, steps=900, master=2026,
-              autoreset="same_step", num_threads=1):
+              autoreset="same_step", num_threads=1, experts=None):
     game = TetHsiGame(first_player=first_player)
     b = make_batch(game, num_envs, seed=master, opponents=opponents, learner_seat=learner_seat,
                    autoreset=autoreset, num_threads=num_threads)
@@ -114,6 +114,9 @@ def _lockstep(first_player, opponents=None, learner_seat=0, num_envs=48, steps=9
     ended = 0
     for _ in range(steps):
         b.sample(rng, actions)
+        if experts is not None:
+            greedy = _check_greedy_actions(b, twins, experts)
+            actions = np.where(rng.random(num_envs) < 0.5, greedy, actions)
         pending = [t.over() for t in twins]
         b.step(actions)
         for i, t in enumerate(twins):
@@ -339,3 +342,25 @@ def test_sample_without_a_generator_draws_each_slot_from_its_own_stream(num_envs
     first = np.random.default_rng(seeds.tag_seed(5, seeds.TAG_SAMPLER))
     legal = b.legal_actions(0)
     assert b.sample()[0] == legal[int(first.integers(len(legal)))]
+
+
+def _check_greedy_actions(b, twins, experts):
+    """``b.greedy_actions()`` is the Python greedy bot's move in every live slot, and moves nothing."""
+    before = b.obs.copy(), b.mask.copy(), b.seat.copy()
+    got = b.greedy_actions()
+    for old, now in zip(before, (b.obs, b.mask, b.seat), strict=True):
+        np.testing.assert_array_equal(old, now)
+    for i, t in enumerate(twins):
+        e = t.env
+        if t.over():
+            assert got[i] == 0
+            continue
+        assert got[i] == experts[i].act(e.game, e.game_state, e._seat_of[e.agent_selection]), i
+    return got
+
+
+def test_greedy_actions_are_the_python_greedy_bots_moves():
+    # Ties are drawn from the slot's sampler stream, the Python bot seeded alike.
+    experts = [GreedyTetHsiBot(seeds.tag_seed(seeds.slot_seed(2026, i), seeds.TAG_SAMPLER))
+               for i in range(16)]
+    assert _lockstep("random", num_envs=16, steps=300, experts=experts) > 0

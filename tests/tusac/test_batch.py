@@ -109,7 +109,7 @@ class _Twin:
 
 
 def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=600, master=2026,
-              autoreset="same_step", num_threads=1):
+              autoreset="same_step", num_threads=1, experts=None):
     game = TuSacGame(**config)
     n = game.num_players
     b = make_batch(game, num_envs, seed=master, opponents=opponents, learner_seat=learner_seat,
@@ -132,6 +132,9 @@ def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=600, ma
     ended = 0
     for _ in range(steps):
         b.sample(rng, actions)
+        if experts is not None:
+            greedy = _check_greedy_actions(b, twins, experts)
+            actions = np.where(rng.random(num_envs) < 0.5, greedy, actions)
         pending = [t.over() for t in twins]
         b.step(actions)
         for i, t in enumerate(twins):
@@ -335,3 +338,24 @@ def test_deals_that_end_before_the_learner_acts_are_skipped():
         twin = _Twin(config, "greedy", lambda index, seed: 3)
         twin.deal(b, int(i), 5)  # replays the skipped games: each over before seat 3 acts
         twin.check_row(b, int(i))
+
+
+def _check_greedy_actions(b, twins, experts):
+    """``b.greedy_actions()`` is the Python greedy bot's move in every live slot, and moves nothing."""
+    before = b.obs.copy(), b.mask.copy(), b.seat.copy()
+    got = b.greedy_actions()
+    for old, now in zip(before, (b.obs, b.mask, b.seat), strict=True):
+        np.testing.assert_array_equal(old, now)
+    for i, t in enumerate(twins):
+        e = t.env
+        if t.over():
+            assert got[i] == 0
+            continue
+        assert got[i] == experts[i].act(e.game, e.game_state, e._seat_of[e.agent_selection]), i
+    return got
+
+
+def test_greedy_actions_are_the_python_greedy_bots_moves():
+    # The bot is deterministic.
+    experts = [GreedyTuSacBot() for i in range(16)]
+    assert _lockstep({"num_players": 4}, num_envs=16, steps=300, experts=experts) > 0
