@@ -72,9 +72,9 @@ class GameInfo:
             no colour.
         drawing: ``(game, state, seat=None, legal=None, title=None) -> str``,
             the SVG of a state (:mod:`setgames.draw`), or None.
-        ppo_weights: the trained policy of the ``ppo`` bot, a package resource
-            written ``"package:relative/path.npz"`` (:mod:`setgames.bots.ppo`),
-            or None.
+        ppo_weights: the folder of the ``ppo`` bot's trained policies (one
+            ``ppo*.npz`` per configuration, :mod:`setgames.bots.ppo`), a package
+            resource written ``"package:relative/folder"``, or None.
     """
 
     name: str

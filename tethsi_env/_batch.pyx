@@ -58,6 +58,8 @@ ctypedef struct Ctx:
     sg_pcg64 *opp_rng          # per slot: the opponents' draws of the current game
     sg_pcg64 *sampler          # per slot: the draws of sample() without a generator
     long long *sample_out      # where that sample() writes (set by each call)
+    float *values_out          # where greedy_returns() writes (B x n_act)
+    unsigned char *value_slots # the slots it evaluates
     uint64_t *slot_seed
     uint64_t *game_seed
     uint64_t *final_seed
@@ -201,6 +203,34 @@ cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             continue
         m = th_legal(&c.st[i], legal)
         c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
+
+cdef float _play_out(Ctx *c, Py_ssize_t i, int action) noexcept nogil:
+    """The return of slot ``i``'s seat to act after ``action`` and greedy play by all, on a copy."""
+    cdef TState t = c.st[i]
+    cdef float ret[NP]
+    cdef int seat = t.seat
+    cdef int status = th_apply(&t, action)
+    while not status:
+        status = th_apply(&t, th_greedy(&t, sg_pcg64_next32_v, &c.sampler[i]))
+    th_returns(&t, ret)
+    return ret[seat]
+
+
+cdef void _returns_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``greedy_returns()`` of slots ``lo`` to ``hi - 1`` (a pool task)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef int legal[TH_MAX_ACTIONS]
+    cdef int k, m
+    cdef Py_ssize_t i
+    cdef float *row
+    for i in range(lo, hi):
+        row = c.values_out + i * c.n_act
+        memset(row, 0, c.n_act * sizeof(float))
+        if not c.value_slots[i] or c.status[i] != LIVE or th_over(&c.st[i]):
+            continue
+        m = th_legal(&c.st[i], legal)
+        for k in range(m):
+            row[legal[k]] = _play_out(c, i, legal[k])
 
 
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -435,6 +465,40 @@ cdef class Batch:
             return []
         m = th_legal(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
+
+    def greedy_returns(self, out=None, slots=None):
+        """For every legal action of the seat to act in each slot: the return that seat gets
+        when it plays the action and then every seat plays the compiled greedy bot to the
+        game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
+        shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
+
+        One play-out from the true state: the hidden cards are where the real game put
+        them, so over the positions a seat reaches the figure is an unbiased sample of
+        what the action is worth to it under greedy play (the values a one-step
+        improvement on greedy takes the best of). Tet Hsi's greedy ties are drawn from each slot's own stream (``sample()``'s without a generator). ``slots`` (a bool array
+        ``(num_envs,)``) limits the work to those slots (the others get 0). Split over
+        the threads like the step.
+        """
+        cdef Py_ssize_t n = self.n
+        if not self._seeded:
+            raise ValueError("greedy_returns() before reset()")
+        if out is None:
+            out = np.zeros((n, self.num_actions), np.float32)
+        elif (not isinstance(out, np.ndarray) or out.dtype != np.float32
+              or out.shape != (n, self.num_actions) or not out.flags.c_contiguous or not out.flags.writeable):
+            raise ValueError(f"out must be a writable C-contiguous float32 array of shape ({{n}}, "
+                             f"{{self.num_actions}})")
+        mask = check_mask(slots, n)
+        keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
+        cdef Ctx *c = &self.c
+        c.values_out = <float *> cnp.PyArray_DATA(out)
+        c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
+        with nogil:
+            if self.pool == NULL:
+                _returns_range(c, 0, n)
+            else:
+                sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
+        return out
 
     def greedy_actions(self, out=None):
         """The compiled greedy bot's move for the seat to act in every slot (0 where none

@@ -11,5 +11,5 @@ DESCRIPTOR = GameInfo(
     search_hooks="tethsi_env.greedy:ISMCTS_HOOKS",
     card_style="decktet",
     drawing="tethsi_env.draw:draw",
-    ppo_weights="tethsi_env:weights/ppo.npz",
+    ppo_weights="tethsi_env:weights",
 )

@@ -39,6 +39,10 @@ The protocol a game's ``Batch`` class provides (Tet Hsi's:
 - ``legal_actions(slot)``: the legal ids of one slot.
 - ``greedy_actions(out=None)``: the game's compiled greedy bot's move for the
   seat to act in every slot (an expert's labels for imitation; no slot moves).
+- ``greedy_returns(out=None, slots=None)``: for every legal action of the seat
+  to act, the return it gets when greedy then plays every seat to the end (one
+  play-out on a copy of the true state; ``(B, num_actions)`` float32; no slot
+  moves): the values of a one-step improvement on greedy.
 
 Seeds: see :mod:`setgames.batch.seeds` (slot ``i``'s ``k``-th game, the
 opponents' stream and the random learner seat, all from one game seed).

@@ -1,11 +1,20 @@
 """The ``ppo`` bot: a trained policy network, run in numpy (no torch needed).
 
-The weights of a game's policy ship in its package, named by its descriptor's
-``ppo_weights`` field (``"package:relative/path.npz"``, e.g.
-``"tethsi_env:weights/ppo.npz"``); :mod:`setgames.learn.ppo` trains and writes
-them. A weights file is an ``.npz`` of the policy's layers ``w0, b0, w1, b1,
+The weights of a game's policies ship in its package, in the folder its
+descriptor's ``ppo_weights`` field names (``"package:relative/folder"``, e.g.
+``"bharg_env:weights"``): one ``ppo*.npz`` per configuration trained (Bharg's
+``ppo-2p.npz`` and ``ppo-3p.npz``), each with its model card beside it;
+:func:`weights_path` picks the file trained for a game's configuration (the same
+number of players, then the most options alike). :mod:`setgames.learn.ppo`
+trains and writes them. A weights file is an ``.npz`` of the policy's layers ``w0, b0, w1, b1,
 ...`` (ReLU between them, the last layer's output the action logits) and the
-metadata :data:`META_KEYS`; :func:`load_policy` refuses, in one line, a file
+metadata :data:`META_KEYS`. A policy with the greedy prior (``prior`` =
+``"greedy"``, what ``setgames train --prior greedy`` trains: residual learning
+on the rule bot) also reads the greedy bot's move ``g`` in the position: the
+first layer adds row ``g`` of ``e0`` to its sum, and ``bonus`` is added to
+``g``'s logit, so a fresh policy plays the greedy move and training learns
+when to play another; the bot asks the game's greedy bot (seeded from its own
+seed) for ``g``. :func:`load_policy` refuses, in one line, a file
 for another game, game version, observation size or action count.
 """
 
@@ -22,10 +31,13 @@ from setgames import registry
 from setgames.bots.base import Bot
 from setgames.game import Game
 
-__all__ = ["FORMAT", "META_KEYS", "PpoBot", "PpoPolicy", "WeightsError", "load_policy", "weights_path"]
+__all__ = ["FORMAT", "META_KEYS", "PpoBot", "PpoPolicy", "WeightsError", "load_policy", "shipped_weights",
+           "weights_path"]
 
-FORMAT = 1  # the layout of a weights file; bumped when it changes
+FORMAT = 2  # the layout of a weights file; bumped when it changes (2 added the greedy prior)
+READS = (1, 2)  # the formats this library reads
 META_KEYS = ("format", "game", "version", "obs_size", "num_actions", "config", "library_version")
+PRIORS = ("none", "greedy")
 
 
 class WeightsError(ValueError):
@@ -38,20 +50,43 @@ class PpoPolicy:
     Args:
         layers: ``[(w, b), ...]``, ``w`` of shape ``(inputs, outputs)``.
         meta: the file's metadata (game, version, sizes, config, library version).
+        prior: with the greedy prior, ``(e0, bonus)``: ``e0`` of shape
+            ``(num_actions, outputs of the first layer)``, ``bonus`` a float.
     """
 
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]):
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
+                 prior: tuple[np.ndarray, float] | None = None):
         self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.meta = meta
+        self.prior = None if prior is None else (np.asarray(prior[0], np.float32), float(prior[1]))
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Logits ``(..., num_actions)`` of observations ``(..., obs_size)`` (any numeric dtype)."""
+    @property
+    def needs_greedy(self) -> bool:
+        """Whether :meth:`logits` needs the greedy bot's move."""
+        return self.prior is not None
+
+    def logits(self, obs: np.ndarray, greedy: Any = None) -> np.ndarray:
+        """Logits ``(..., num_actions)`` of observations ``(..., obs_size)`` (any numeric
+        dtype); ``greedy`` (an int or int array ``(...)``) is the greedy bot's move in each,
+        needed by a policy with the greedy prior.
+
+        Raises:
+            ValueError: ``greedy`` missing for a policy that needs it.
+        """
         x = np.asarray(obs, np.float32)
+        if self.prior is not None:
+            if greedy is None:
+                raise ValueError("this policy reads the greedy bot's move: pass greedy=")
+            g = np.asarray(greedy, np.int64)
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
+            if i == 0 and self.prior is not None:
+                x += self.prior[0][g]
             if i < last:
                 np.maximum(x, 0.0, out=x)
+        if self.prior is not None:
+            np.put_along_axis(x, g[..., None], np.take_along_axis(x, g[..., None], -1) + self.prior[1], -1)
         return x
 
     def save(self, path: str | Path) -> Path:
@@ -59,6 +94,8 @@ class PpoPolicy:
         arrays: dict[str, Any] = {}
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+        if self.prior is not None:
+            arrays["e0"], arrays["bonus"] = self.prior[0], np.float32(self.prior[1])
         meta = dict(self.meta, format=FORMAT)
         for key in META_KEYS:
             value = meta[key]
@@ -87,10 +124,12 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
         meta["config"] = json.loads(meta["config"])
         n = sum(1 for k in files if k.startswith("w"))
         layers = [(files[f"w{i}"], files[f"b{i}"]) for i in range(n)]
+        prior = (files["e0"], float(files["bonus"])) if "e0" in files else None
     except (KeyError, ValueError) as exc:
         raise WeightsError(f"{path} is not a ppo weights file (missing {exc})") from None
-    if meta["format"] != FORMAT:
-        raise WeightsError(f"{path} has weights format {meta['format']}, this library reads {FORMAT}")
+    if meta["format"] not in READS:
+        raise WeightsError(f"{path} has weights format {meta['format']}, this library reads "
+                           f"{', '.join(map(str, READS))}")
     if game is not None:
         obs_size = _obs_size(game)
         want = {"game": game.name, "version": game.version, "obs_size": obs_size,
@@ -103,7 +142,9 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
     if not layers or layers[0][0].shape[0] != meta["obs_size"] or layers[-1][0].shape[1] != meta[
             "num_actions"]:
         raise WeightsError(f"{path}: its layers do not match its own obs_size and num_actions")
-    return PpoPolicy(layers, meta)
+    if prior is not None and prior[0].shape != (meta["num_actions"], layers[0][0].shape[1]):
+        raise WeightsError(f"{path}: its greedy prior does not match its first layer and num_actions")
+    return PpoPolicy(layers, meta, prior)
 
 
 def _obs_size(game: Game) -> int:
@@ -112,19 +153,70 @@ def _obs_size(game: Game) -> int:
     return int(np.asarray(game.observe(state, game.current_seat(state))).size)
 
 
-def weights_path(game_name: str) -> Path:
-    """The shipped weights of game ``game_name`` (its descriptor's ``ppo_weights``).
+def shipped_weights(game_name: str) -> list[Path]:
+    """Every weights file game ``game_name`` ships (``ppo*.npz`` in its descriptor's
+    ``ppo_weights`` folder), by name.
 
     Raises:
         ValueError: the game ships no ppo weights.
     """
     ref = registry.describe(game_name).ppo_weights
-    if ref is None:
+    files: list[Path] = []
+    if ref is not None:
+        package, _, rel = ref.partition(":")
+        folder = Path(str(importlib.resources.files(package).joinpath(rel)))
+        files = sorted(folder.glob("ppo*.npz"))
+    if not files:
         have = [n for n in registry.game_names() if registry.describe(n).ppo_weights is not None]
         raise ValueError(f"no ppo weights for game {game_name!r}; ppo weights ship for "
                          f"{', '.join(have) or 'no game'}")
-    package, _, rel = ref.partition(":")
-    return Path(str(importlib.resources.files(package).joinpath(rel)))
+    return files
+
+
+def _file_meta(path: Path) -> dict[str, Any]:
+    with np.load(path, allow_pickle=False) as data:  # reads the metadata arrays only
+        meta = {k: data[f"meta_{k}"].item() for k in META_KEYS}
+    meta["config"] = json.loads(meta["config"])
+    return meta
+
+
+def weights_path(game_name: str, game: Game | None = None) -> Path:
+    """The shipped weights for ``game`` (a game of ``game_name``; its default
+    configuration when None): among the files made for this game, version,
+    observation size and action count, the one trained with the same number of
+    players and then the most options equal to ``game``'s (the first by name on a tie).
+
+    Raises:
+        ValueError: the game ships no ppo weights, or none for this configuration
+            (naming the configurations it ships).
+    """
+    files = shipped_weights(game_name)
+    game = game if game is not None else registry.make_game(game_name)
+    want = game.config_dict()
+    obs_size = _obs_size(game)
+    best: tuple[int, Path] | None = None
+    trained = []
+    for path in files:
+        meta = _file_meta(path)
+        cfg = meta["config"]
+        trained.append(f"{path.name} ({', '.join(f'{k}={v}' for k, v in cfg.items())})")
+        if (meta["game"], meta["version"], meta["obs_size"], meta["num_actions"]) != (
+                game.name, game.version, obs_size, game.num_actions):
+            continue
+        if cfg.get("num_players") != want.get("num_players"):
+            continue
+        agree = sum(cfg.get(k) == v for k, v in want.items())
+        if best is None or agree > best[0]:
+            best = (agree, path)
+    if best is None:
+        raise ValueError(f"no shipped ppo weights fit {game_name} with "
+                         f"{', '.join(f'{k}={v}' for k, v in want.items())}; shipped: {'; '.join(trained)}")
+    return best[1]
+
+
+def _prior_seed(seed: int | None) -> int | None:
+    """The greedy prior's seed: apart from the sampling's, so their draws are not the same."""
+    return None if seed is None else (int(seed) * 1_000_003 + 17) % (1 << 63)
 
 
 class PpoBot(Bot):
@@ -143,13 +235,15 @@ class PpoBot(Bot):
     def __init__(self, seed: int | None = None, game_name: str | None = None,
                  weights: str | None = None, sample: bool = False):
         super().__init__(seed)
-        if weights is None:
-            if game_name is None:
-                raise ValueError("the ppo bot needs a game_name or a weights file")
-            weights = str(weights_path(game_name))
-        self.weights = str(weights)
+        if weights is None and game_name is None:
+            raise ValueError("the ppo bot needs a game_name or a weights file")
+        # Without a file, the shipped one for each game's configuration, chosen when it is met.
+        self.weights = str(weights) if weights is not None else None
         self.sample = bool(sample)
         self._policy: PpoPolicy | None = None
+        self._greedy: Bot | None = None
+        self._greedy_game: str | None = None
+        self._greedy_seed = _prior_seed(seed)
         self._checked: tuple[Any, ...] | None = None
         if game_name is not None:  # refuse a mismatched file when built, not at the first move
             self._load(registry.make_game(game_name))
@@ -158,14 +252,28 @@ class PpoBot(Bot):
         """The policy, checked against ``game`` (once per game name, version and config)."""
         key = (game.name, game.version, game.num_actions, json.dumps(game.config_dict(), sort_keys=True))
         if self._policy is None or self._checked != key:
-            self._policy = load_policy(self.weights, game)
+            path = self.weights if self.weights is not None else weights_path(game.name, game)
+            self._policy = load_policy(path, game)
             self._checked = key
+            if self._policy.needs_greedy and (self._greedy is None or self._greedy_game != game.name):
+                from setgames.bots.registry import greedy_class  # (the registry imports this module)
+
+                self._greedy = greedy_class(game.name)(self._greedy_seed)
+                self._greedy_game = game.name
         return self._policy
+
+    def reset(self, seed: int | None) -> None:
+        """Reseed the sampling and the greedy prior's tie-breaks."""
+        super().reset(seed)
+        self._greedy_seed = _prior_seed(seed)
+        if self._greedy is not None:
+            self._greedy.reset(self._greedy_seed)
 
     def act(self, game: Game, state: Any, seat: int) -> int:
         """The policy's legal action for ``seat``."""
         policy = self._load(game)
-        logits = policy.logits(game.observe(state, seat))
+        g = self._greedy.act(game, state, seat) if self._greedy is not None else None
+        logits = policy.logits(game.observe(state, seat), g)
         legal = np.asarray(game.legal_actions(state))
         z = logits[legal]
         if not self.sample:

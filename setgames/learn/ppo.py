@@ -40,18 +40,37 @@ from setgames import registry
 from setgames.batch import make_batch
 from setgames.bots.ppo import PpoPolicy
 
-__all__ = ["PHASE_OPPONENTS", "TrainConfig", "masked_logits", "parse_curriculum", "train"]
+__all__ = ["PHASE_OPPONENTS", "TrainConfig", "masked_logits", "parse_curriculum", "sample_actions", "train"]
 
 PHASE_OPPONENTS = ("random", "greedy", "self")
 SNAPSHOTS = 5  # frozen policies kept for self-play
 CURVE_FIELDS = ("update", "env_steps", "wall_s", "steps_per_s", "phase", "games", "mean_return",
-                "win_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "eval_games",
-                "eval_score", "eval_low", "eval_high")
+                "win_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "imitate",
+                "greedy_agreement", "eval_games", "eval_score", "eval_low", "eval_high")
 
 
 @dataclass
 class TrainConfig:
-    """The recipe's settings (every one a ``setgames train`` option)."""
+    """The recipe's settings (every one a ``setgames train`` option).
+
+    ``imitate`` weighs a cross-entropy term pulling the policy toward the compiled
+    greedy bot's move at every position the learner reaches (the batch's
+    ``greedy_actions()``: imitation on the learner's own states, as DAgger does);
+    the weight falls linearly to 0 at the share ``imitate_until`` of the steps,
+    after which the loss is PPO's alone. 0 turns it off.
+
+    ``prior="greedy"`` gives both networks the greedy bot's move as an input and
+    starts the actor's logit of it ``prior_bonus`` above the others (residual
+    learning on the rule bot: the policy starts near greedy and learns where to
+    differ); the shipped bot then asks the greedy bot at every move.
+
+    ``playouts`` weighs a second policy-gradient term over every legal action at
+    once: in a share ``playout_share`` of the learner's positions the batch plays
+    each legal action out with greedy for all seats (``greedy_returns()``), and the
+    term raises ``sum_a pi(a) * (value_a - mean value)`` (values scaled by their
+    spread in the rollout): one-step policy improvement over greedy, learned from
+    the real positions, so the policy needs no look-ahead when it plays.
+    """
 
     game: str
     steps: int = 2_000_000
@@ -69,6 +88,12 @@ class TrainConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    imitate: float = 0.0
+    imitate_until: float = 0.5
+    prior: str = "none"
+    prior_bonus: float = 2.0
+    playouts: float = 0.0
+    playout_share: float = 1.0
     threads: int = 1
     env_threads: int = 1
     eval_every: int = 20
@@ -120,6 +145,13 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(~mask, float("-inf"))
 
 
+def sample_actions(logits: torch.Tensor) -> torch.Tensor:
+    """One action per row drawn from ``softmax(logits)`` (Gumbel-max: cheaper than
+    ``torch.multinomial`` on wide rows; -inf logits are never drawn)."""
+    u = torch.rand_like(logits).clamp_(min=1e-20)
+    return (logits - torch.log(-torch.log(u))).argmax(-1)
+
+
 def _mlp(sizes: list[int], out_std: float) -> nn.Sequential:
     layers: list[nn.Module] = []
     for i in range(len(sizes) - 1):
@@ -133,19 +165,55 @@ def _mlp(sizes: list[int], out_std: float) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class Agent(nn.Module):
-    """Separate actor (the shipped policy: ReLU MLP to logits) and critic."""
+class Net(nn.Module):
+    """A ReLU MLP; with the greedy prior, the greedy move's learned embedding joins the
+    first layer's sum and (on the actor) a learned ``bonus`` its logit."""
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: int):
+    def __init__(self, sizes: list[int], out_std: float, num_actions: int, prior: bool,
+                 bonus: float | None):
         super().__init__()
-        self.actor = _mlp([obs_size, hidden, hidden, num_actions], 0.01)
-        self.critic = _mlp([obs_size, hidden, hidden, 1], 1.0)
+        self.body = _mlp(sizes, out_std)
+        self.emb = nn.Embedding(num_actions, sizes[1]) if prior else None
+        if self.emb is not None:
+            nn.init.zeros_(self.emb.weight)  # a fresh policy is the plain MLP plus the bonus
+        self.bonus = nn.Parameter(torch.tensor(float(bonus))) if prior and bonus is not None else None
+
+    def forward(self, obs: torch.Tensor, greedy: torch.Tensor | None = None) -> torch.Tensor:
+        """Outputs for observations ``(N, obs_size)`` (and the greedy moves ``(N,)`` with a prior)."""
+        layers = list(self.body)
+        x = layers[0](obs)
+        if self.emb is not None:
+            x = x + self.emb(greedy)
+        for m in layers[1:]:
+            x = m(x)
+        if self.bonus is not None:
+            x = x.scatter_add(1, greedy[:, None], self.bonus.expand(len(x), 1))
+        return x
+
+
+class Agent(nn.Module):
+    """Separate actor (the shipped policy: ReLU MLP to logits) and critic.
+
+    Args:
+        prior: the greedy prior (:mod:`setgames.bots.ppo`): both networks read the
+            greedy bot's move, the actor's logit of it starts ``bonus`` above the rest.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: int, prior: bool = False,
+                 bonus: float = 2.0):
+        super().__init__()
+        self.prior = prior
+        self.actor = Net([obs_size, hidden, hidden, num_actions], 0.01, num_actions, prior, bonus)
+        self.critic = Net([obs_size, hidden, hidden, 1], 1.0, num_actions, prior, None)
 
     def policy(self, meta: dict[str, Any]) -> PpoPolicy:
         """The actor as a numpy :class:`~setgames.bots.ppo.PpoPolicy` (weights copied)."""
-        lins = [m for m in self.actor if isinstance(m, nn.Linear)]
+        lins = [m for m in self.actor.body if isinstance(m, nn.Linear)]
         layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in lins]
-        return PpoPolicy(layers, meta)
+        prior = None
+        if self.actor.emb is not None and self.actor.bonus is not None:
+            prior = (self.actor.emb.weight.detach().numpy().copy(), float(self.actor.bonus.detach()))
+        return PpoPolicy(layers, dict(meta, prior="greedy" if prior else "none"), prior)
 
 
 def _library_version() -> str:
@@ -231,11 +299,15 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     probe = make_batch(game, 1, seed=0)
     probe.reset()
     obs_size, n_act = probe.obs_size, probe.num_actions
-    agent = Agent(obs_size, n_act, cfg.hidden)
+    if cfg.prior not in ("none", "greedy"):
+        raise ValueError(f"prior {cfg.prior!r} is not 'none' or 'greedy'")
+    use_prior = cfg.prior == "greedy"
+    agent = Agent(obs_size, n_act, cfg.hidden, use_prior, cfg.prior_bonus)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
     meta = _meta(game, obs_size)
     B, T = cfg.num_envs, cfg.rollout
     n_updates = sum(max(1, n // (B * T)) for _, n in phases)
+    total_steps = n_updates * B * T
     bar = _Bar(sum(max(1, n // (B * T)) for _, n in phases) * B * T,
                sys.stderr.isatty() if cfg.progress is None else cfg.progress)
     start, cpu0 = time.perf_counter(), time.process_time()
@@ -263,21 +335,34 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 s_rew = np.zeros((T, B), np.float32)
                 s_done = np.zeros((T, B), np.float32)
                 s_valid = np.ones((T, B), bool)
+                bc = cfg.imitate * max(0.0, 1.0 - env_steps / max(1.0, cfg.imitate_until * total_steps))
+                imitating = bc > 0
+                s_greedy = np.zeros((T, B), np.int64)  # the greedy bot's move (imitation, prior)
+                s_play = np.zeros((T, B, n_act) if cfg.playouts else (0, B, n_act), np.float32)
+                s_played = np.zeros((T, B), bool)
                 last = np.full(B, -1)
                 returns: list[float] = []
                 cols = np.arange(B)
                 for t in range(T):
                     obs = torch.from_numpy(batch.obs.astype(np.float32))
                     mask = torch.from_numpy(batch.mask.astype(bool))
+                    if imitating or use_prior:
+                        batch.greedy_actions(s_greedy[t])
+                    g = torch.from_numpy(s_greedy[t]) if use_prior else None
+                    if cfg.playouts:
+                        chosen = (rng.random(B) < cfg.playout_share) & (batch.seat >= 0)
+                        if selfplay:
+                            chosen &= batch.seat == learner
+                        batch.greedy_returns(s_play[t], chosen)
+                        s_played[t] = chosen
                     with torch.no_grad():
-                        dist = torch.distributions.Categorical(logits=masked_logits(agent.actor(obs), mask))
-                        act = dist.sample()
-                        logp = dist.log_prob(act)
-                        val = agent.critic(obs).squeeze(-1)
+                        logp_all = torch.log_softmax(masked_logits(agent.actor(obs, g), mask), -1)
+                        act = sample_actions(logp_all)
+                        logp = logp_all.gather(1, act[:, None]).squeeze(1)
+                        val = agent.critic(obs, g).squeeze(-1)
                         if selfplay:
                             valid = batch.seat == learner
-                            f_act = torch.distributions.Categorical(
-                                logits=masked_logits(frozen.actor(obs), mask)).sample()
+                            f_act = sample_actions(masked_logits(frozen.actor(obs, g), mask))
                             act = torch.where(torch.from_numpy(valid), act, f_act)
                         else:
                             valid = np.ones(B, bool)
@@ -299,11 +384,15 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                                else rng.integers(game.num_players, size=B), learner)
                 env_steps += B * T
                 with torch.no_grad():
-                    boot = agent.critic(torch.from_numpy(batch.obs.astype(np.float32))).squeeze(-1).numpy()
+                    g_last = torch.from_numpy(batch.greedy_actions()) if use_prior else None
+                    last_obs = torch.from_numpy(batch.obs.astype(np.float32))
+                    boot = agent.critic(last_obs, g_last).squeeze(-1).numpy()
                 if selfplay:
                     boot = np.where(batch.seat == learner, boot, 0.0)
                 adv = _gae(s_rew, s_done, s_val, s_valid, boot, cfg.gamma, cfg.gae_lambda)
-                stats = _update(agent, opt, cfg, s_obs, s_mask, s_act, s_logp, s_val, adv, s_valid, rng)
+                stats = _update(agent, opt, cfg, s_obs, s_mask, s_act, s_logp, s_val, adv, s_valid, rng,
+                                s_greedy, bc if imitating else 0.0, use_prior,
+                                (s_play, s_played) if cfg.playouts else None)
                 update += 1
                 wall = time.perf_counter() - start
                 row: dict[str, Any] = {
@@ -311,7 +400,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     "steps_per_s": round(env_steps / wall), "phase": phase, "games": len(returns),
                     "mean_return": round(float(np.mean(returns)), 4) if returns else "",
                     "win_rate": round(float(np.mean(np.asarray(returns) > 0)), 4) if returns else "",
-                    **{k: round(v, 5) for k, v in stats.items()},
+                    **{k: round(v, 5) if v == v else "" for k, v in stats.items()}, "imitate": round(bc, 5),
                     "eval_games": "", "eval_score": "", "eval_low": "", "eval_high": ""}
                 if cfg.eval_every and (update % cfg.eval_every == 0 or update == n_updates):
                     path = agent.policy(meta).save(out / "eval.npz")
@@ -343,7 +432,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 
 
 def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
-    copy = Agent(obs_size, n_act, hidden)
+    copy = Agent(obs_size, n_act, hidden, agent.prior)
     copy.load_state_dict(agent.state_dict())
     copy.eval()
     return copy
@@ -351,8 +440,12 @@ def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
 
 def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.ndarray, mask: np.ndarray,
             act: np.ndarray, logp: np.ndarray, val: np.ndarray, adv: np.ndarray, valid: np.ndarray,
-            rng: np.random.Generator) -> dict[str, float]:
-    """The clipped PPO update over the rollout's valid moves (``epochs`` passes of minibatches)."""
+            rng: np.random.Generator, greedy: np.ndarray, bc: float = 0.0, prior: bool = False,
+            playouts: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, float]:
+    """The clipped PPO update over the rollout's valid moves (``epochs`` passes of minibatches),
+    plus ``bc`` times the cross-entropy to the greedy bot's moves; ``prior``: the networks
+    read those moves; ``playouts``: the play-out values and where they were taken (the
+    all-action term, :class:`TrainConfig`)."""
     keep = valid.reshape(-1)
     b_obs = torch.from_numpy(obs.reshape(-1, obs.shape[-1])[keep])
     b_mask = torch.from_numpy(mask.reshape(-1, mask.shape[-1])[keep])
@@ -360,25 +453,50 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
     b_logp = torch.from_numpy(logp.reshape(-1)[keep])
     b_adv = torch.from_numpy(adv.reshape(-1)[keep])
     b_ret = b_adv + torch.from_numpy(val.reshape(-1)[keep])
+    b_g = torch.from_numpy(greedy.reshape(-1)[keep])
+    b_q = b_played = None
+    if playouts is not None:
+        q = playouts[0].reshape(-1, playouts[0].shape[-1])[keep]
+        legal = mask.reshape(-1, mask.shape[-1])[keep]
+        played = playouts[1].reshape(-1)[keep]
+        # values against their mean over the legal actions, scaled by their spread in the rollout
+        count = np.maximum(legal.sum(-1, keepdims=True), 1)
+        centred = np.where(legal, q - (q * legal).sum(-1, keepdims=True) / count, 0.0)
+        spread = float(centred[played].std()) if played.any() else 1.0
+        b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
+        b_played = torch.from_numpy(played)
+    b_exp = b_g if bc > 0 else None
     n = len(b_act)
     size = max(1, n // cfg.minibatches)
-    pl = vl = ent = kl = 0.0
+    pl = vl = ent = kl = agree = 0.0
     count = 0
     for _ in range(cfg.epochs):
         order = torch.from_numpy(rng.permutation(n))
         for lo in range(0, n - size + 1, size):
             idx = order[lo:lo + size]
-            dist = torch.distributions.Categorical(logits=masked_logits(agent.actor(b_obs[idx]), b_mask[idx]))
-            new_logp = dist.log_prob(b_act[idx])
+            m = b_mask[idx]
+            gi = b_g[idx] if prior else None
+            logp_all = torch.log_softmax(masked_logits(agent.actor(b_obs[idx], gi), m), -1)
+            new_logp = logp_all.gather(1, b_act[idx][:, None]).squeeze(1)
             ratio = (new_logp - b_logp[idx]).exp()
             a = b_adv[idx]
             a = (a - a.mean()) / (a.std() + 1e-8)
             p_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-            v_loss = 0.5 * (agent.critic(b_obs[idx]).squeeze(-1) - b_ret[idx]).pow(2).mean()
+            v_loss = 0.5 * (agent.critic(b_obs[idx], gi).squeeze(-1) - b_ret[idx]).pow(2).mean()
             # Entropy over the legal actions only: -inf logits would give 0 * -inf = nan.
-            probs = dist.probs
-            e = -(probs * torch.where(b_mask[idx], dist.logits, torch.zeros_like(probs))).sum(-1).mean()
+            legal_logp = torch.where(m, logp_all, torch.zeros_like(logp_all))
+            e = -(legal_logp.exp() * legal_logp).sum(-1).mean()
             loss = p_loss + cfg.vf_coef * v_loss - cfg.ent_coef * e
+            if b_exp is not None:
+                loss = loss - bc * legal_logp.gather(1, b_exp[idx][:, None]).mean()
+            if b_q is not None and b_played is not None:
+                sel = b_played[idx]
+                if bool(sel.any()):
+                    gain = (legal_logp.exp() * b_q[idx]).sum(-1)
+                    loss = loss - cfg.playouts * gain[sel].mean()
+            if b_exp is not None or prior:
+                with torch.no_grad():
+                    agree += float((logp_all.argmax(-1) == b_g[idx]).float().mean())
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
@@ -389,7 +507,8 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
             ent, count = ent + e.detach().item(), count + 1
     count = max(count, 1)
     return {"policy_loss": pl / count, "value_loss": vl / count, "entropy": ent / count,
-            "approx_kl": kl / count}
+            "approx_kl": kl / count,
+            "greedy_agreement": agree / count if b_exp is not None or prior else float("nan")}
 
 
 def _write_card(path: Path, s: dict[str, Any]) -> None:
@@ -400,6 +519,9 @@ def _write_card(path: Path, s: dict[str, Any]) -> None:
              if ev else "not evaluated")
     opts = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in c.items()
                     if k not in ("game", "out", "config", "progress"))
+    opts += "".join(f" --config {k}={v}" for k, v in c["config"].items())
+    prior = (", reading the greedy bot's move (an embedding in the first layer and a logit bonus, "
+             "residual learning on the rule bot)" if c.get("prior") == "greedy" else "")
     path.write_text(f"""# ppo policy: {registry.game_title(c['game'])}
 
 - training command: `setgames train {c['game']} {opts}`
@@ -410,7 +532,8 @@ including the network, on {os.cpu_count()} cores ({platform.processor() or platf
 - library version: {s['meta']['library_version']}; game version: {s['meta']['version']}; \
 config: {json.dumps(s['meta']['config'])}
 - observation size: {s['obs_size']}; actions: {s['num_actions']}; policy: ReLU MLP \
-{s['obs_size']}-{c['hidden']}-{c['hidden']}-{s['num_actions']} (numpy inference, {s['weights_bytes']:,} bytes)
+{s['obs_size']}-{c['hidden']}-{c['hidden']}-{s['num_actions']}{prior} (numpy inference, \
+{s['weights_bytes']:,} bytes)
 - arena vs greedy at the end of training (duplicate deals, seed {c['seed'] + 7}): {score}
 """)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from setgames.bots import make_bot
-from setgames.bots.ppo import PpoBot, PpoPolicy, WeightsError, load_policy, weights_path
+from setgames.bots.ppo import PpoBot, PpoPolicy, WeightsError, _prior_seed, load_policy, weights_path
 from setgames.game import rng_from_seed
 from setgames.registry import make_game
 
@@ -55,27 +55,56 @@ def test_numpy_logits_equal_the_hand_computed_mlp(tmp_path):
         np.testing.assert_allclose(policy.logits(obs), x, rtol=1e-4, atol=1e-3)
 
 
-def test_numpy_inference_equals_the_torch_network_on_sampled_observations():
+@pytest.mark.parametrize("game_name, prior", [("tethsi", False), ("tethsi", True), ("bharg", True),
+                                              ("tusac", True)])
+def test_numpy_inference_equals_the_torch_network_on_sampled_observations(game_name, prior, tmp_path):
     torch = pytest.importorskip("torch")
+    from setgames.bots.registry import greedy_class
     from setgames.learn.ppo import Agent, masked_logits
 
-    game = make_game("tethsi")
+    game = make_game(game_name)
     obs_list = _observations(game, 200, seed=3)
     torch.manual_seed(0)
-    agent = Agent(obs_list[0][0].size, game.num_actions, 32)
+    agent = Agent(obs_list[0][0].size, game.num_actions, 32, prior=prior)
     for p in agent.parameters():  # away from the near-zero init, so the comparison means something
         torch.nn.init.normal_(p, std=0.3)
-    policy = agent.policy(_meta(game))
+    # through the file, as the bot reads it
+    policy = load_policy(agent.policy(_meta(game)).save(tmp_path / "p.npz"), game)
+    assert policy.needs_greedy == prior
     obs = np.stack([o for o, _ in obs_list])
     mask = np.zeros((len(obs_list), game.num_actions), bool)
+    greedy = np.zeros(len(obs_list), np.int64)
     for i, (_, legal) in enumerate(obs_list):
         mask[i, legal] = True
+        greedy[i] = legal[(7 * i) % len(legal)]  # any legal move stands in for the bot's
+    g = torch.from_numpy(greedy) if prior else None
     with torch.no_grad():
-        t_logits = agent.actor(torch.from_numpy(obs.astype(np.float32))).numpy()
+        t_logits = agent.actor(torch.from_numpy(obs.astype(np.float32)), g).numpy()
         t_best = masked_logits(torch.from_numpy(t_logits), torch.from_numpy(mask)).argmax(-1).numpy()
-    n_logits = policy.logits(obs)
+    n_logits = policy.logits(obs, greedy if prior else None)
     np.testing.assert_allclose(n_logits, t_logits, rtol=1e-4, atol=1e-4)
     assert (np.where(mask, n_logits, -np.inf).argmax(-1) == t_best).all()
+    if prior:  # one observation at a time (the bot's call) gives the same logits
+        np.testing.assert_allclose(policy.logits(obs[5], int(greedy[5])), t_logits[5], rtol=1e-4, atol=1e-4)
+        with pytest.raises(ValueError, match="greedy"):
+            policy.logits(obs)
+        # the bot feeds its greedy bot's move
+        bot = PpoBot(0, weights=str(tmp_path / "p.npz"))
+        state = game.new_state(rng_from_seed(4))
+        seat = game.current_seat(state)
+        want = greedy_class(game_name)(_prior_seed(0)).act(game, state, seat)  # the bot's own ties
+        z = policy.logits(game.observe(state, seat), want)
+        legal = game.legal_actions(state)
+        assert bot.act(game, state, seat) == legal[int(np.argmax(z[legal]))]
+
+
+def test_a_greedy_prior_of_the_wrong_shape_is_refused(tmp_path):
+    game = make_game("tethsi")
+    policy = _random_policy(game)
+    hidden = policy.layers[0][0].shape[1]
+    policy.prior = (np.zeros((game.num_actions - 1, hidden), np.float32), 1.0)
+    with pytest.raises(WeightsError, match="greedy prior"):
+        load_policy(policy.save(tmp_path / "bad.npz"), game)
 
 
 @pytest.mark.parametrize("changes, word", [

@@ -99,3 +99,33 @@ def test_the_command_line_defaults_are_the_recipe_defaults():
     fields = {f.name: f.default for f in dataclasses.fields(TrainConfig)
               if f.default is not dataclasses.MISSING and f.name not in ("progress",)}
     assert _defaults() == fields
+
+
+@pytest.mark.parametrize("game_name, config", [("bharg", {"num_players": 3}), ("tusac", {"num_players": 2}),
+                                               ("tethsi", {})])
+def test_a_fresh_policy_with_the_greedy_prior_plays_the_greedy_moves(tmp_path, game_name, config):
+    from setgames.bots.registry import greedy_class
+    from setgames.game import rng_from_seed
+
+    # lr 0: the shipped policy is the initial one (zero embedding, near-zero last layer, the bonus)
+    cfg = TrainConfig(game=game_name, config=config, steps=32 * 8, num_envs=32, rollout=8, hidden=16,
+                      curriculum="greedy", prior="greedy", lr=0.0, eval_every=0, out=str(tmp_path),
+                      progress=False)
+    train(cfg)
+    game = make_game(game_name, **config)
+    policy = load_policy(tmp_path / "ppo.npz", game)
+    assert policy.needs_greedy and policy.meta["config"] == game.config_dict()
+    bot = PpoBot(0, weights=str(tmp_path / "ppo.npz"))
+    moves = 0
+    for seed in range(3):
+        reference = greedy_class(game_name)(None)
+        bot.reset(seed)
+        reference.reset(bot._greedy_seed)  # the same tie-breaks as the bot's prior
+        state = game.new_state(rng_from_seed(seed))
+        while not game.is_over(state) and moves < 300 * (seed + 1):
+            seat = game.current_seat(state)
+            a = bot.act(game, state, seat)
+            assert a == reference.act(game, state, seat)
+            game.apply(state, a)
+            moves += 1
+    assert moves > 30
