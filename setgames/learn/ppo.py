@@ -94,6 +94,7 @@ class TrainConfig:
     prior_bonus: float = 2.0
     playouts: float = 0.0
     playout_share: float = 1.0
+    playout_loss: str = "gain"
     threads: int = 1
     env_threads: int = 1
     eval_every: int = 20
@@ -465,6 +466,10 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
         spread = float(centred[played].std()) if played.any() else 1.0
         b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
         b_played = torch.from_numpy(played)
+        # "best": the best play-out's action (ties go to the greedy move, then the lowest id)
+        tie_break = np.zeros_like(q)
+        np.put_along_axis(tie_break, greedy.reshape(-1)[keep][:, None], 1e-3, -1)
+        b_best = torch.from_numpy(np.where(legal, q + tie_break, -np.inf).argmax(-1))
     b_exp = b_g if bc > 0 else None
     n = len(b_act)
     size = max(1, n // cfg.minibatches)
@@ -491,8 +496,11 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
                 loss = loss - bc * legal_logp.gather(1, b_exp[idx][:, None]).mean()
             if b_q is not None and b_played is not None:
                 sel = b_played[idx]
-                if bool(sel.any()):
-                    gain = (legal_logp.exp() * b_q[idx]).sum(-1)
+                if bool(sel.any()) and cfg.playout_loss == "best":
+                    best = legal_logp.gather(1, b_best[idx][:, None]).squeeze(1)
+                    loss = loss - cfg.playouts * best[sel].mean()
+                elif bool(sel.any()):
+                    gain = (logp_all.exp() * b_q[idx]).sum(-1)
                     loss = loss - cfg.playouts * gain[sel].mean()
             if b_exp is not None or prior:
                 with torch.no_grad():
