@@ -164,9 +164,20 @@ class PpoBot(Bot):
 
     def act(self, game: Game, state: Any, seat: int) -> int:
         """The policy's legal action for ``seat``."""
+        return self._choose(game, game.observe(state, seat), game.legal_actions(state))
+
+    def supports_engine(self, game: Game, engine: Any) -> bool:
+        """Every engine gives the observation and the legal list (the rules layer's)."""
+        return self._moves_as(PpoBot)
+
+    def act_engine(self, game: Game, engine: Any, seat: int) -> int:
+        """:meth:`act` on the engine's observation and legal list of ``seat``."""
+        return self._choose(game, engine.observe(seat), engine.legal_actions())
+
+    def _choose(self, game: Game, obs: np.ndarray, legal_ids: list[int]) -> int:
         policy = self._load(game)
-        logits = policy.logits(game.observe(state, seat))
-        legal = np.asarray(game.legal_actions(state))
+        logits = policy.logits(obs)
+        legal = np.asarray(legal_ids)
         z = logits[legal]
         if not self.sample:
             return int(legal[int(np.argmax(z))])

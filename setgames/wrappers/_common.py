@@ -95,6 +95,15 @@ class PolicyBot(Bot):
         out = self.policy(game.observe(state, seat), game.legal_mask(state))
         return int(np.asarray(out).reshape(-1)[0]) if np.ndim(out) else int(out)
 
+    def supports_engine(self, game: Game, engine: Any) -> bool:
+        """Every engine gives the observation and the mask (equal to the rules layer's)."""
+        return self._moves_as(PolicyBot)
+
+    def act_engine(self, game: Game, engine: Any, seat: int) -> int:
+        """The policy's action on the engine's observation and mask of ``seat``."""
+        out = self.policy(engine.observe(seat), engine.mask())
+        return int(np.asarray(out).reshape(-1)[0]) if np.ndim(out) else int(out)
+
     def __repr__(self) -> str:
         return f"PolicyBot({self.label})"
 
