@@ -147,14 +147,17 @@ class GameStatePickling:
 
     Action layouts hold label functions that plain ``pickle`` cannot carry, so
     the game is rebuilt from its class and config and the state travels as
-    JSON (what SB3's ``SubprocVecEnv`` needs).
+    JSON (what SB3's ``SubprocVecEnv`` needs). ``state`` is read and set as an
+    attribute, so a view may make it a property (one stepping a compiled
+    engine rebuilds it from the engine, and loads the engine when it is set).
     """
 
     def __getstate__(self) -> dict[str, Any]:
         d = self.__dict__.copy()
         game = d.pop("game")
         d["_game_spec"] = rebuild_game(game)
-        state = d.pop("state")
+        state = self.state
+        d.pop("state", None)
         d["_state_json"] = None if state is None else game.to_json(state)
         return d
 
