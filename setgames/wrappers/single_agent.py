@@ -201,6 +201,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         """Step ``engine`` (None: the rules layer) from ``state``, the game so far."""
         if engine is not None and state is not None and engine is not self.engine:
             engine.load(state)
+            self._returns = list(self.game.returns(state))  # what the seats earned so far
         self.engine = engine
         self._engine_moves = moves
         self._state = state

@@ -292,7 +292,8 @@ def test_state_is_a_snapshot_and_assigning_it_loads_the_engine(name, config):
     assert _continue(env, 1) == _continue(ref, 1)
 
 
-@pytest.mark.parametrize(("name", "config"), [CONFIGS[0], CONFIGS[2]], ids=[IDS[0], IDS[2]])
+@pytest.mark.parametrize(("name", "config"), [CONFIGS[0], CONFIGS[2], OPTION_CONFIGS[0]],
+                         ids=[IDS[0], IDS[2], "bharg-match"])
 def test_set_opponents_switches_paths_mid_episode_and_the_game_goes_on(name, config):
     _needs_engine(name, config)
     env = SingleAgentEnv(name, opponents="greedy", learner_seat="rotate", **config)
@@ -396,3 +397,34 @@ def test_ppo_bot_moves_alike_on_both_paths_when_sampling():
         assert (env.engine is None) == (engine is False)
         traces.append(_trace(env, 8, 20))
     assert traces[0] == traces[1]
+
+
+def test_switching_to_the_engine_mid_match_keeps_what_the_seats_earned():
+    # Rounds pay inside a match episode: a round paid on the rules layer must still count
+    # in the final info["returns"] after set_opponents moves the game to the engine.
+    _needs_engine("bharg", {})
+    config = OPTION_CONFIGS[0][1]
+    finals = []
+    for engine in (None, False):
+        env = SingleAgentEnv("bharg", opponents=FirstLegal(0), engine=engine, **config)
+        rng = np.random.default_rng(4)
+        env.reset(seed=3)
+        switched = False
+        while not switched:  # episodes until one has a round that pays before the match ends
+            env.set_opponents(FirstLegal(0))
+            assert env.engine is None
+            total = 0.0
+            while True:
+                legal = np.flatnonzero(env.action_masks())
+                _, r, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+                total += r
+                if term or trunc:
+                    break
+                if r != 0 and not switched:  # a round ended and paid; the match goes on
+                    env.set_opponents(RandomBot(5))
+                    switched = True
+                    assert (env.engine is None) == (engine is False)
+            env.reset()
+        assert info["returns"][0] == pytest.approx(total) and total != 0
+        finals.append(_plain(info))
+    assert finals[0] == finals[1]
