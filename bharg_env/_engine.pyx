@@ -494,9 +494,18 @@ cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng) noexcept nog
     """``game.new_state(rng)`` for the generator ``rng`` (``rng_from_seed(g)`` for the AEC
     env's game of seed ``g``): the seed of every shuffle is ``rng.integers(2**63)``, numpy's
     64-bit Lemire draw, which for a bound of 2**63 never rejects and is one draw shifted down."""
+    bh_new_game_seeded(s, cfg, sg_pcg64_next64(rng) >> 1, NULL)
+
+
+cdef void bh_new_game_seeded(BState *s, const BConfig *cfg, uint64_t seed, BEvents *ev) noexcept nogil:
+    """The new game whose shuffles are seeded by ``seed`` (the draw ``new_state`` makes):
+    the one home of it (:func:`bh_new_game` and :meth:`Engine.deal`); ``ev`` (or NULL)
+    collects the deal's public events."""
     cdef int p
     memset(s, 0, sizeof(BState))
-    s.seed = sg_pcg64_next64(rng) >> 1
+    if ev is not NULL:
+        ev.n = 0
+    s.seed = seed
     s.draws = 0
     s.round = 1
     s.winner = -1
@@ -505,7 +514,7 @@ cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng) noexcept nog
         s.scores[p] = 0
         s.rewards[p] = 0
         s.round_points[p] = 0
-    _deal(s, cfg, NULL)
+    _deal(s, cfg, ev)
 
 
 cdef bint bh_can_draw(const BState *s) noexcept nogil:
@@ -752,6 +761,33 @@ cdef inline object _new_int8(cnp.npy_intp *dims):
     return cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT8, 0)
 
 
+cdef void _append_events(list events, const BEvents *ev) except *:
+    """The rules layer's event tuples of the C records in ``ev``, appended to ``events``."""
+    cdef int i, kind
+    cdef const long long *r
+    for i in range(ev.n):
+        r = ev.rec[i]
+        kind = <int> r[0]
+        if kind == BH_E_DRAW:
+            events.append(_EV_DRAW[r[1]])
+        elif kind == BH_E_TAKE:
+            events.append(_EV_TAKE[r[1] * NCARDS + r[2]])
+        elif kind == BH_E_DISCARD:
+            events.append(_EV_DISCARD[r[1] * NCARDS + r[2]])
+        elif kind == BH_E_RESHUFFLE:
+            events.append(("reshuffle", r[1]))
+        elif kind == BH_E_TURN_LIMIT:
+            events.append(("turn_limit", r[1]))
+        elif kind == BH_E_WIN:
+            events.append(("win", r[1], r[2], r[3]))
+        elif kind == BH_E_DEAL:
+            events.append(("deal", r[1], r[2]))
+        elif kind == BH_E_ACE_PILE:
+            events.append(("ace_pile", r[1]))
+        else:
+            events.append(("start_discard", r[1]))
+
+
 cdef class Engine:
     """Bharg under one :class:`~bharg_env.rules.BhargGame`'s config, stepped in C.
 
@@ -820,6 +856,18 @@ cdef class Engine:
         s.reason = _REASON_CODE.get(state.reason, BH_R_NONE)
         self.reason = state.reason
         self.events = list(state.events)
+
+    def deal(self, rng):
+        """Deal a new game from the numpy ``Generator`` ``rng``: the state
+        ``load(game.new_state(rng))`` gives, from the same draw (``new_state``'s
+        ``rng.integers(2**63)``, the seed of every shuffle, which run in C), without
+        building and validating a rules-layer state (the optional engine method envs
+        reset with)."""
+        seed = int(rng.integers(_rules._SEED_BOUND))
+        bh_new_game_seeded(&self.st, &self.cfg, <uint64_t> seed, &self.ev)
+        self.reason = ""
+        self.events = []
+        _append_events(self.events, &self.ev)
 
     cdef list _round_points(self):
         return [self.st.round_points[p] for p in range(self.cfg.n)]
@@ -906,33 +954,11 @@ cdef class Engine:
         them (a round or the game ended), else None, as ``game.apply``. An illegal
         action raises ValueError (the env checks first; this keeps the C state sound)."""
         cdef double rewards[3]
-        cdef int status, i, kind
-        cdef long long *r
+        cdef int status, i
         if not bh_is_legal(&self.st, action):
             raise ValueError(f"action {action} is not legal here; legal actions: {self.legal_actions()}")
         status = bh_apply(&self.st, &self.cfg, action, rewards, &self.ev)
-        events = self.events
-        for i in range(self.ev.n):
-            r = self.ev.rec[i]
-            kind = <int> r[0]
-            if kind == BH_E_DRAW:
-                events.append(_EV_DRAW[r[1]])
-            elif kind == BH_E_TAKE:
-                events.append(_EV_TAKE[r[1] * NCARDS + r[2]])
-            elif kind == BH_E_DISCARD:
-                events.append(_EV_DISCARD[r[1] * NCARDS + r[2]])
-            elif kind == BH_E_RESHUFFLE:
-                events.append(("reshuffle", r[1]))
-            elif kind == BH_E_TURN_LIMIT:
-                events.append(("turn_limit", r[1]))
-            elif kind == BH_E_WIN:
-                events.append(("win", r[1], r[2], r[3]))
-            elif kind == BH_E_DEAL:
-                events.append(("deal", r[1], r[2]))
-            elif kind == BH_E_ACE_PILE:
-                events.append(("ace_pile", r[1]))
-            else:
-                events.append(("start_discard", r[1]))
+        _append_events(self.events, &self.ev)
         if self.st.phase == PH_OVER:
             self.reason = REASONS[self.st.reason]
         if status == BH_NONE:

@@ -139,6 +139,17 @@ class GreedyBhargBot(ExplainingBot):
         why = "win: all bound" if key[0] else "leave the lowest unbound value and most ways to bind"
         return DISCARD0 + card, why
 
+    def supports_engine(self, game: Any, engine: Any) -> bool:
+        """True on Bharg's compiled engine when the compiled bot is built (and this
+        class's moves are this bot's own, not a subclass's)."""
+        return _compiled is not None and isinstance(engine, _Engine) and self._moves_as(GreedyBhargBot)
+
+    def act_engine(self, game: Any, engine: Any, seat: int) -> int:
+        """The compiled bot's move (:mod:`bharg_env._greedy`, held to :meth:`explain`
+        in every position; it draws nothing)."""
+        return _compiled.greedy_action(engine)
+
+
 
 # ----------------------------------------------------------------- ISMCTS hooks
 def rollout_action(game: Any, state: Any, rng: np.random.Generator) -> int:
@@ -187,3 +198,10 @@ def evaluate_state(game: Any, state: Any) -> list[float]:
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate_state,
                          defaults={"iterations": 40, "determinizations": 16, "max_rollout_steps": 4,
                                    "switch_z": 0.5, "rollout_determinizations": 96})
+
+try:  # the compiled copy of this player on the engine (optional, see setup.py),
+    # last: bharg_env._greedy reads this module's constants
+    from bharg_env import _greedy as _compiled
+    from bharg_env._engine import Engine as _Engine
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled = None

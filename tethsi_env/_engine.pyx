@@ -215,16 +215,10 @@ cdef bint th_over(const TState *s) noexcept nogil:
     return s.phase == PH_OVER
 
 
-cdef void th_deal(TState *s, sg_pcg64 *rng, int first_player) noexcept nogil:
-    """``game.new_state(Generator(PCG64(seed)))`` into ``s``, ``rng`` being ``PCG64(seed)``:
-    the same shuffle of the 36 ids, then ``integers(2)`` when ``first_player`` is -1
-    (``"random"``), and the rules layer's deal order (see :mod:`tethsi_env.rules`)."""
-    cdef signed char deck[NCARDS]
-    cdef int i, first
-    for i in range(NCARDS):
-        deck[i] = i
-    sg_shuffle_schar(rng, deck, NCARDS)
-    first = <int> sg_lemire(sg_pcg64_next32_v, rng, 2) if first_player < 0 else first_player
+cdef void th_deal_cards(TState *s, const signed char *deck, int first) noexcept nogil:
+    """The deal of the shuffled ``deck`` (36 ids) with ``first`` to move, in the rules
+    layer's order: the one home of it (:func:`th_deal` and :meth:`Engine.deal`)."""
+    cdef int i
     memset(s, 0, sizeof(TState))
     for i in range(DEAL_HAND):
         s.concealed[0] |= 1ULL << deck[i]
@@ -238,6 +232,19 @@ cdef void th_deal(TState *s, sg_pcg64 *rng, int first_player) noexcept nogil:
     s.first_player = first
     s.winner = -1
     s.turn = 1
+
+
+cdef void th_deal(TState *s, sg_pcg64 *rng, int first_player) noexcept nogil:
+    """``game.new_state(Generator(PCG64(seed)))`` into ``s``, ``rng`` being ``PCG64(seed)``:
+    the same shuffle of the 36 ids, then ``integers(2)`` when ``first_player`` is -1
+    (``"random"``), and the rules layer's deal order (see :mod:`tethsi_env.rules`)."""
+    cdef signed char deck[NCARDS]
+    cdef int i, first
+    for i in range(NCARDS):
+        deck[i] = i
+    sg_shuffle_schar(rng, deck, NCARDS)
+    first = <int> sg_lemire(sg_pcg64_next32_v, rng, 2) if first_player < 0 else first_player
+    th_deal_cards(s, deck, first)
 
 
 cdef void th_fill_mask(const TState *s, char *m) noexcept nogil:
@@ -572,6 +579,25 @@ cdef class Engine:
             st.remaining, st.discard, [st.set_cards[0], st.set_cards[1]], sets,
             [st.pile[i] for i in range(st.npile)], st.seat, st.phase, st.first_player,
             st.turn, st.winner, self.reason, self._events[:] if with_events else [])
+
+    def deal(self, rng):
+        """Shuffle and deal a new game from the numpy ``Generator`` ``rng``: the state
+        ``load(game.new_state(rng))`` gives, from the same numpy calls (the shuffle of the
+        36 ids, then ``integers(2)`` for ``first_player="random"``), without building and
+        validating a rules-layer state (the optional engine method envs reset with)."""
+        cdef signed char deck[NCARDS]
+        cdef int i
+        cards = list(range(NCARDS))
+        rng.shuffle(cards)  # what new_state shuffles: the draws of permutation(36)
+        fp = self._game.config.first_player
+        first = int(rng.integers(2)) if fp == "random" else int(fp)
+        for i in range(NCARDS):
+            deck[i] = cards[i]
+        th_deal_cards(&self.st, deck, first)
+        self.reason = None
+        self._events = []
+        self.nev = 0
+        self._final = None
 
     def to_json(self):
         """``game.to_json`` of the current state (``game.from_json`` rebuilds it)."""

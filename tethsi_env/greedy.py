@@ -140,6 +140,18 @@ class GreedyTetHsiBot(ExplainingBot):
         _, c = _best_play(hand, live, opp_front)
         return PLAY_START + c, "play my least useful card"
 
+    def supports_engine(self, game: Any, engine: Any) -> bool:
+        """True on Tet Hsi's compiled engine when the compiled bot is built (and this
+        class's moves are this bot's own, not a subclass's)."""
+        return _compiled is not None and isinstance(engine, _Engine) and self._moves_as(GreedyTetHsiBot)
+
+    def act_engine(self, game: Any, engine: Any, seat: int) -> int:
+        """The compiled bot's move (:mod:`tethsi_env._greedy`, held to :meth:`explain`
+        in every position): its exact ties draw ``rng.integers(2)`` from :attr:`rng`,
+        as :meth:`explain` does."""
+        return _compiled.greedy_action(engine, self.rng)
+
+
 
 ROLLOUT_EPSILON = 0.0  # share of rollout moves played at random, so rollouts explore
 
@@ -217,3 +229,9 @@ def evaluate(game: Any, state: Any) -> list[float]:
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate,
                          defaults={"iterations": 100, "determinizations": 16,
                                    "rollout_determinizations": 600})
+
+try:  # the compiled copy of this player on the engine (optional, see setup.py)
+    from tethsi_env import _greedy as _compiled
+    from tethsi_env._engine import Engine as _Engine
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled = None

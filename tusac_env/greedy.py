@@ -98,6 +98,16 @@ class GreedyTuSacBot(ExplainingBot):
             return meld, "meld: it lowers or keeps my trash before my discard"
         return legal[-1], "no meld: hit or pass"
 
+    def supports_engine(self, game: Any, engine: Any) -> bool:
+        """True on Tu Sac's compiled engine when the compiled bot is built (and this
+        class's moves are this bot's own, not a subclass's)."""
+        return _tusac_greedy is not None and isinstance(engine, _Engine) and self._moves_as(GreedyTuSacBot)
+
+    def act_engine(self, game: Any, engine: Any, seat: int) -> int:
+        """The compiled bot's move (:mod:`tusac_env._greedy`, held to :meth:`explain`
+        in every position; it draws nothing)."""
+        return _tusac_greedy.greedy_action(engine)
+
 
 def rollout_action(game: Any, state: Any, rng: np.random.Generator) -> int:
     """Cheap greedy policy for rollouts: meld the least-trash meld, else hit or

@@ -4,7 +4,9 @@ For every game config with a batched engine (:func:`setgames.batch.batch_class`)
 in one run, round-robin with the other cases so that every ratio is paired
 within a repeat: ``raw_env`` with random legal play; ``SingleAgentEnv``
 against ``greedy`` (learner steps, the learner uniform over
-``action_masks()``); the batch in self-play with the C sampler
+``action_masks()``) as trainers get it, on the compiled engine with the
+compiled greedy bots, and on the rules layer with the Python greedy bots
+(``engine=False``, what it stepped before); the batch in self-play with the C sampler
 (``Batch.sample`` on each slot's own stream) for B in :data:`BATCH_SIZES` at 1 and 2 threads; the
 batch with the learner against the compiled greedy bot inside the step
 (learner steps); and pgx sparrow_mahjong (CPU, B=1024, auto-reset) when jax
@@ -52,10 +54,11 @@ def _batch_run(game: Any, size: int, threads: int, opponents: str | None,
     return run
 
 
-def _single_agent_run(game_name: str, config: dict[str, Any], seed: int) -> Callable[[int], tuple[int, int]]:
+def _single_agent_run(game_name: str, config: dict[str, Any], seed: int,
+                      engine: bool | None = None) -> Callable[[int], tuple[int, int]]:
     from setgames.wrappers import SingleAgentEnv
 
-    env = SingleAgentEnv(game_name, opponents="greedy", learner_seat="rotate", **config)
+    env = SingleAgentEnv(game_name, opponents="greedy", learner_seat="rotate", engine=engine, **config)
     pick = LegalSampler(seed).from_mask
 
     def run(s: int) -> tuple[int, int]:
@@ -97,7 +100,10 @@ def batch_cases(names: list[str] | None = None, quick: bool = False,
                               name, config, "random legal play, the AEC loop"))
             cases.append(Case(group, "SingleAgentEnv vs greedy", "single_agent",
                               lambda s, n=name, c=config: _single_agent_run(n, c, s), name, config,
-                              "learner steps; Python greedy opponents"))
+                              "learner steps; the default: engine, compiled greedy opponents"))
+            cases.append(Case(group, "SingleAgentEnv vs greedy, engine=False", "single_agent_rules",
+                              lambda s, n=name, c=config: _single_agent_run(n, c, s, False), name, config,
+                              "learner steps; rules layer, Python greedy opponents"))
             for size in sizes:
                 for threads in THREADS:
                     cases.append(Case(
@@ -121,7 +127,8 @@ def batch_cases(names: list[str] | None = None, quick: bool = False,
 def summarize_batch(cases: list[Case], runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One JSON-able row per case with the paired ratios: ``x_raw_env`` (to the same
     group's ``raw_env``), ``x_single_agent`` (learner vs greedy rows, to
-    ``SingleAgentEnv`` vs greedy), ``x_one_thread`` (2-thread rows, to 1 thread at the
+    ``SingleAgentEnv`` vs greedy; on ``SingleAgentEnv``'s own row, its engine path to
+    its rules layer), ``x_one_thread`` (2-thread rows, to 1 thread at the
     same B) and ``x_pgx`` (to pgx sparrow_mahjong; different games: compare with care)."""
     where = {(c.group, c.kind): i for i, c in enumerate(cases)}
     pgx = next((i for i, c in enumerate(cases) if c.kind == "peer"), None)
@@ -140,8 +147,9 @@ def summarize_batch(cases: list[Case], runs: list[list[dict[str, Any]]]) -> list
             row["x_raw_env"] = _paired_ratio(runs[i], runs[raw]) if raw is not None else None
             if pgx is not None:
                 row["x_pgx"] = _paired_ratio(runs[i], runs[pgx])
-        if case.kind == "batch_greedy":
-            sa = where.get((case.group, "single_agent"))
+        if case.kind in ("batch_greedy", "single_agent"):
+            base = "single_agent" if case.kind == "batch_greedy" else "single_agent_rules"
+            sa = where.get((case.group, base))
             row["x_single_agent"] = _paired_ratio(runs[i], runs[sa]) if sa is not None else None
         if case.kind == "batch" and case.config.get("threads", 1) > 1:
             base = one.get((case.group, case.config.get("B")))

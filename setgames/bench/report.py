@@ -135,8 +135,10 @@ def to_markdown(result: dict[str, Any], chart_name: str | None = "bench.png") ->
 
         lines += ["## Batched engines", "", "Steps/s of `Batch.step` (B slot steps per call; learner "
                   "steps with opponents inside the step), each ratio paired with `raw_env`, "
-                  "`SingleAgentEnv` vs greedy and pgx sparrow_mahjong measured in the same run "
-                  "(pgx steps another game: compare with care).", "", *batch_table(result["batch"]), ""]
+                  "`SingleAgentEnv` vs greedy (its default, the engine; its own row's ratio is "
+                  "to its rules layer, `engine=False`) and pgx sparrow_mahjong measured in the "
+                  "same run (pgx steps another game: compare with care).", "",
+                  *batch_table(result["batch"]), ""]
     if result.get("kernels"):
         lines += ["## Kernels", "", "One core, one process; scalar paths in calls/s over "
                   "prepared random hands, batch paths in hands/s at batch size B; oracles are "

@@ -4,6 +4,14 @@ A bot is given the rules (:class:`~setgames.game.Game`), the full state and
 its seat, and must act only on what that seat may know: the observation, its
 own cards, the public record. Search bots get there through
 ``game.determinize``; rule-based bots read only their seat's information.
+
+A bot may also move on a game's compiled engine (:mod:`setgames.engine`)
+instead of a rules-layer state: :meth:`Bot.supports_engine` says whether it
+can, :meth:`Bot.act_engine` is the move, which must be the one :meth:`Bot.act`
+picks in the same position, drawing the same numbers from the bot's generator
+(so a seeded view plays the same games on either path). Views that step an
+engine (:class:`~setgames.wrappers.SingleAgentEnv`) use it for every opponent
+that supports it; the others keep the rules layer.
 """
 
 from __future__ import annotations
@@ -42,6 +50,26 @@ class Bot(abc.ABC):
         """The action :meth:`act` would pick and a one-line reason (may be empty)."""
         return self.act(game, state, seat), ""
 
+    def supports_engine(self, game: Game, engine: Any) -> bool:
+        """True when :meth:`act_engine` can play on ``engine`` (a compiled engine of
+        ``game``) exactly as :meth:`act` plays on the rules layer. The default: no
+        engine route (search bots need the rules layer's ``determinize``)."""
+        return False
+
+    def act_engine(self, game: Game, engine: Any, seat: int) -> int:
+        """The action :meth:`act` would pick for ``seat`` (the seat to act) in the
+        position ``engine`` holds, with the same draws from :attr:`rng`; only
+        called where :meth:`supports_engine` is True."""
+        raise NotImplementedError(f"{self!r} has no engine route")
+
+    def _moves_as(self, cls: type) -> bool:
+        """True when this bot moves as ``cls`` does: its class inherits ``act`` and
+        ``explain`` from ``cls`` unchanged. An engine route is the twin of those two
+        methods, so a subclass that overrides either one loses it (until it
+        overrides :meth:`supports_engine` and :meth:`act_engine` too)."""
+        t = type(self)
+        return t.act is cls.act and t.explain is cls.explain
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -66,4 +94,13 @@ class RandomBot(Bot):
     def act(self, game: Game, state: Any, seat: int) -> int:
         """A uniformly random legal action."""
         legal = game.legal_actions(state)
+        return legal[int(self.rng.integers(len(legal)))]
+
+    def supports_engine(self, game: Game, engine: Any) -> bool:
+        """Every engine lists its legal actions (as the rules layer does)."""
+        return self._moves_as(RandomBot)
+
+    def act_engine(self, game: Game, engine: Any, seat: int) -> int:
+        """:meth:`act` on the engine's legal list: the same draw."""
+        legal = engine.legal_actions()
         return legal[int(self.rng.integers(len(legal)))]

@@ -273,8 +273,25 @@ class PpoBot(Bot):
         """The policy's legal action for ``seat``."""
         policy = self._load(game)
         g = self._greedy.act(game, state, seat) if self._greedy is not None else None
-        logits = policy.logits(game.observe(state, seat), g)
-        legal = np.asarray(game.legal_actions(state))
+        return self._choose(policy, game.observe(state, seat), game.legal_actions(state), g)
+
+    def supports_engine(self, game: Game, engine: Any) -> bool:
+        """Every engine gives the observation and the legal list (the rules layer's); a
+        policy with the greedy prior also needs its greedy bot's engine route."""
+        if not self._moves_as(PpoBot):
+            return False
+        self._load(game)
+        return self._greedy is None or self._greedy.supports_engine(game, engine)
+
+    def act_engine(self, game: Game, engine: Any, seat: int) -> int:
+        """:meth:`act` on the engine's observation and legal list of ``seat``."""
+        policy = self._load(game)
+        g = self._greedy.act_engine(game, engine, seat) if self._greedy is not None else None
+        return self._choose(policy, engine.observe(seat), engine.legal_actions(), g)
+
+    def _choose(self, policy: PpoPolicy, obs: np.ndarray, legal_ids: list[int], greedy: int | None) -> int:
+        logits = policy.logits(obs, greedy)
+        legal = np.asarray(legal_ids)
         z = logits[legal]
         if not self.sample:
             return int(legal[int(np.argmax(z))])

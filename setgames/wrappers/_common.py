@@ -95,6 +95,15 @@ class PolicyBot(Bot):
         out = self.policy(game.observe(state, seat), game.legal_mask(state))
         return int(np.asarray(out).reshape(-1)[0]) if np.ndim(out) else int(out)
 
+    def supports_engine(self, game: Game, engine: Any) -> bool:
+        """Every engine gives the observation and the mask (equal to the rules layer's)."""
+        return self._moves_as(PolicyBot)
+
+    def act_engine(self, game: Game, engine: Any, seat: int) -> int:
+        """The policy's action on the engine's observation and mask of ``seat``."""
+        out = self.policy(engine.observe(seat), engine.mask())
+        return int(np.asarray(out).reshape(-1)[0]) if np.ndim(out) else int(out)
+
     def __repr__(self) -> str:
         return f"PolicyBot({self.label})"
 
@@ -138,14 +147,17 @@ class GameStatePickling:
 
     Action layouts hold label functions that plain ``pickle`` cannot carry, so
     the game is rebuilt from its class and config and the state travels as
-    JSON (what SB3's ``SubprocVecEnv`` needs).
+    JSON (what SB3's ``SubprocVecEnv`` needs). ``state`` is read and set as an
+    attribute, so a view may make it a property (one stepping a compiled
+    engine rebuilds it from the engine, and loads the engine when it is set).
     """
 
     def __getstate__(self) -> dict[str, Any]:
         d = self.__dict__.copy()
         game = d.pop("game")
         d["_game_spec"] = rebuild_game(game)
-        state = d.pop("state")
+        state = self.state
+        d.pop("state", None)
         d["_state_json"] = None if state is None else game.to_json(state)
         return d
 

@@ -33,6 +33,18 @@ Choices (documented constants/options):
 - Infos hold numbers and fixed-shape arrays only (buffers store them): the
   last step adds ``game.outcome_info`` and ``returns`` (float32, every seat);
   :meth:`SingleAgentEnv.outcome` has the detailed outcome.
+- ``engine``: where the game has a compiled engine (:mod:`setgames.engine`)
+  and every opponent can move on it (:meth:`setgames.bots.Bot.supports_engine`:
+  the random, greedy and ``ppo`` bots and policies do; search bots do not),
+  the env steps the engine, the opponents moving with
+  :meth:`~setgames.bots.Bot.act_engine` (the greedy bots through their
+  compiled copies): a handful of C calls a step instead of the rules layer.
+  The games are the same ones, step for step (observations, masks, rewards,
+  infos, the opponents' draws). ``engine=None`` (default) does so when it
+  can and steps the rules layer otherwise; ``True`` requires it (a
+  ``ValueError`` names what is missing); ``False`` steps the rules layer.
+  :attr:`SingleAgentEnv.state` is then a snapshot rebuilt from the engine
+  (assigning it loads the engine).
 """
 
 from __future__ import annotations
@@ -44,7 +56,8 @@ import numpy as np
 from gymnasium import spaces
 
 from setgames.aec import MAX_ILLEGAL_REWARD, RENDER_FPS
-from setgames.checks import check_real, is_integer
+from setgames.checks import check_real, is_integer, short_repr
+from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
 from setgames.wrappers._common import (
     GameStatePickling,
@@ -82,10 +95,17 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             ``"terminate"``.
         render_mode: ``"ansi"`` (``render`` returns the learner's view as
             text) or ``"human"`` (prints it).
+        engine: ``None`` (step the compiled engine when it is built and every
+            opponent can move on it), ``True`` (require that) or ``False``
+            (the rules layer); see the module doc.
         **config: the game's options (validated by the game).
 
+    Attributes:
+        engine: the compiled engine stepping the game, or None (the rules layer).
+
     Raises:
-        ValueError: a bad game, opponent, seat, mode or config.
+        ValueError: a bad game, opponent, seat, mode or config; ``engine=True``
+            where the game has no engine built or an opponent cannot move on it.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
@@ -99,6 +119,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        engine: bool | None = None,
         **config: Any,
     ):
         self.game: Game = resolve_game(game, config)
@@ -115,6 +136,9 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             raise ValueError(f"illegal_action {illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
+        # Exactly None, True or False: 0 == False and 1 == True, but engine=0 is a mistake.
+        if engine is not None and engine is not True and engine is not False:
+            raise ValueError(f"engine {short_repr(engine)} must be None (use one when it can), True or False")
         self.seat_mode = learner_seat
         self.obs_mode = obs_mode
         self.illegal_action = illegal_action
@@ -132,18 +156,110 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
                 "observation": box,
                 "action_mask": spaces.Box(0, 1, (self._n_actions,), dtype=np.int8),
             })
-        self.state: Any = None
         self.learner_seat: int = 0 if isinstance(learner_seat, str) else int(learner_seat)
         self.game_seed: int | None = None
         self._episode = 0
         self._done = True
         self._mask = np.zeros(self._n_actions, dtype=np.int8)
         self._outcome: dict[str, Any] | None = None
+        self._engine_option = engine
+        self.engine: Any = None
+        self._state: Any = None
+        self._stale = False  # the engine has moved on from self._state
+        self._returns = [0.0] * n  # what each seat earned this game (the engine path's game.returns)
+        self._attach_engine()
+
+    # ----------------------------------------------------------------- engine
+    def _attach_engine(self) -> None:
+        """Build the game's engine (when allowed and built) and step it if the
+        opponents can move on it (at construction and after unpickling)."""
+        option = self._engine_option
+        cls = engine_class(self.game) if option is not False else None
+        if option is True and cls is None:
+            raise ValueError(f"{self.game.name} has no compiled engine here (not built, or "
+                             f"SETGAMES_ENGINE=0); pass engine=None or False")
+        self._spare_engine = cls(self.game) if cls is not None else None
+        self._switch(*self._engine_route(self.opponents), self._state)
+
+    def _engine_route(self, bots: list[Any]) -> tuple[Any, list[Any] | None]:
+        """``(engine, each bot's act_engine)`` when every bot can move on the engine,
+        else ``(None, None)`` (``engine=True``: a ValueError naming the first that cannot)."""
+        eng = self._spare_engine
+        if eng is None:
+            return None, None
+        game = self.game
+        for bot in bots:
+            supports = getattr(bot, "supports_engine", None)
+            if not (callable(supports) and supports(game, eng)):
+                if self._engine_option is True:
+                    raise ValueError(f"engine=True, but opponent {bot!r} cannot move on the compiled "
+                                     f"engine (no act_engine route); pass engine=None or False")
+                return None, None
+        return eng, [bot.act_engine for bot in bots]
+
+    def _switch(self, engine: Any, moves: list[Any] | None, state: Any) -> None:
+        """Step ``engine`` (None: the rules layer) from ``state``, the game so far."""
+        if engine is not None and state is not None and engine is not self.engine:
+            engine.load(state)
+            self._returns = list(self.game.returns(state))  # what the seats earned so far
+        self.engine = engine
+        self._engine_moves = moves
+        self._state = state
+        self._stale = False
+
+    @property
+    def state(self) -> Any:
+        """The rules-layer state of the game (None before ``reset``). When an
+        engine steps the game it is a snapshot rebuilt from the engine on the
+        first read after a step: changing it does not change the game, and
+        assigning ``env.state = s`` does (it loads the engine)."""
+        if self._stale:
+            self._state = self._snapshot()
+            self._stale = False
+        return self._state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        if self.engine is not None and state is not None:
+            self.engine.load(state)  # validates before it copies anything
+        self._state = state
+        self._stale = False
+        if state is not None:
+            self._returns = list(self.game.returns(state))
+
+    def _snapshot(self) -> Any:
+        """The engine's game as a new rules-layer state."""
+        return self.game.from_json(self.engine.to_json())
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The state travels as JSON (GameStatePickling); the engine is rebuilt from it.
+        d = super().__getstate__()
+        for key in ("engine", "_spare_engine", "_engine_moves", "_state", "_stale"):
+            d.pop(key, None)
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.engine = None  # until _attach_engine: the state below is the rules layer's
+        super().__setstate__(d)
+        self._attach_engine()
 
     # ----------------------------------------------------------------- opponents
     def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponents (same forms as the constructor); applies from the next step."""
-        self.opponents = resolve_opponents(opponents, self.game)
+        """Replace the opponents (same forms as the constructor); applies from the next step.
+
+        The env steps the engine from then on if every new opponent can move on
+        it (and ``engine`` is not False), else the rules layer, the game going on
+        from where it is.
+
+        Raises:
+            ValueError: a bad opponent; under ``engine=True``, one that cannot move
+                on the engine (the opponents are then unchanged).
+        """
+        bots = resolve_opponents(opponents, self.game)
+        route = self._engine_route(bots)
+        state = self.state  # the game so far (a snapshot when the engine steps it)
+        self.opponents = bots
+        self._switch(*route, state)
 
     def _opponent(self, seat: int):
         n = self.game.num_players
@@ -152,7 +268,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner's turn or the end; the
         learner's reward earned meanwhile."""
-        game, state, me = self.game, self.state, self.learner_seat
+        game, state, me = self.game, self._state, self.learner_seat
         earned = 0.0
         seat = game.current_seat(state)
         while seat >= 0 and seat != me:
@@ -167,6 +283,52 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
                 earned += float(rewards[me])
             seat = game.current_seat(state)
         return earned
+
+    def _deal_engine(self, rng: np.random.Generator) -> None:
+        """The deal ``game.new_state(rng)`` makes, in the engine (from the same draws)."""
+        eng = self.engine
+        if hasattr(eng, "deal"):
+            eng.deal(rng)  # without building the rules-layer state
+        else:
+            eng.load(self.game.new_state(rng))
+        self._stale = True
+        self._returns = [0.0] * self.game.num_players
+
+    def _play_opponents_engine(self) -> float:
+        """:meth:`_play_opponents` on the engine: each opponent's ``act_engine``."""
+        eng, game, me, moves = self.engine, self.game, self.learner_seat, self._engine_moves
+        n = game.num_players
+        earned = 0.0
+        seat = eng.current_seat()
+        while seat >= 0 and seat != me:
+            k = (seat - me - 1) % n
+            a = moves[k](game, eng, seat)
+            if type(a) is not int:  # what the rules path's check_action takes, it takes
+                a = self._check_opponent_action(k, seat, a)
+            try:
+                rewards = eng.apply(a)
+            except (ValueError, OverflowError):  # illegal (nothing changed): worded by the rules layer
+                self._check_opponent_action(k, seat, a)
+                raise
+            if rewards is not None:
+                earned += float(rewards[me])
+                self._add_returns(rewards)
+            seat = eng.current_seat()
+        return earned
+
+    def _check_opponent_action(self, k: int, seat: int, a: Any) -> int:
+        """``a`` as the rules path checks an opponent's action: the id, or the
+        rules layer's ValueError naming the opponent (rare: no per-step cost)."""
+        try:
+            return self.game.check_action(self._snapshot(), a)
+        except IllegalActionError as exc:
+            raise ValueError(f"opponent {self.opponents[k]!r} in seat {seat}: {exc}") from None
+
+    def _add_returns(self, rewards: Any) -> None:
+        # game.returns is the per-seat sum of the rewards apply() gave (the Game contract)
+        ret = self._returns
+        for i, r in enumerate(rewards):
+            ret[i] += r
 
     # ----------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
@@ -188,10 +350,16 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             for bot in self.opponents:
                 if hasattr(bot, "reset"):
                     bot.reset(int(self.np_random.integers(_MAX_SEED)))
-            self.state = self.game.new_state(rng_from_seed(self.game_seed))
-            self._play_opponents()
-            if not self.game.is_over(self.state):
-                break
+            if self.engine is not None:
+                self._deal_engine(rng_from_seed(self.game_seed))
+                self._play_opponents_engine()
+                if self.engine.current_seat() >= 0:
+                    break
+            else:
+                self._state = self.game.new_state(rng_from_seed(self.game_seed))
+                self._play_opponents()
+                if not self.game.is_over(self._state):
+                    break
             redeals += 1
             if redeals > MAX_REDEALS:
                 raise RuntimeError(f"{redeals} deals in a row ended before seat "
@@ -205,16 +373,18 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         """Play the learner's ``action``, then the opponents' moves up to the
         learner's next turn or the end of the game."""
-        if self.state is None:
-            raise RuntimeError("step() called before reset()")
         if self._done:
+            if self._state is None and not self._stale:
+                raise RuntimeError("step() called before reset()")
             raise RuntimeError("step() called after the episode ended; call reset()")
         a = trainer_action(action)
-        game, state = self.game, self.state
         if not (0 <= a < self._n_actions and self._mask[a]):
             if self.illegal_action == "raise":
-                game.check_action(state, a)  # raises, naming the legal actions
+                self.game.check_action(self.state, a)  # raises, naming the legal actions
             return self._illegal(a)
+        if self.engine is not None:
+            return self._step_engine(a)
+        game, state = self.game, self._state
         reward = 0.0
         rewards = game.apply(state, a)
         if rewards is not None:
@@ -233,6 +403,35 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         info["action_mask"] = self._mask.copy()
         return self._obs(), reward, terminated, truncated, info
 
+    def _step_engine(self, a: int) -> tuple[Any, float, bool, bool, dict]:
+        """:meth:`step` on the engine, for a legal ``a``: the same sums in the
+        same order as the rules path (so rewards are equal to the last bit)."""
+        eng, me = self.engine, self.learner_seat
+        self._stale = True
+        reward = 0.0
+        rewards = eng.apply(a)
+        if rewards is not None:
+            reward += float(rewards[me])
+            self._add_returns(rewards)
+        reward += self._play_opponents_engine()
+        info: dict[str, Any] = {"learner_seat": me}
+        terminated = truncated = False
+        if eng.current_seat() < 0:
+            self._done = True
+            truncated = bool(eng.is_truncated())
+            terminated = not truncated
+            self._outcome = eng.outcome()
+            info.update(self.game.outcome_info(self._outcome))
+            info["returns"] = np.asarray(self._returns, dtype=np.float32)
+            self._mask = np.zeros(self._n_actions, dtype=np.int8)
+        else:
+            self._mask = eng.mask()  # a new array: masks handed out earlier stay as they were
+        info["action_mask"] = self._mask.copy()
+        obs = eng.observe(me)
+        if self.obs_mode != "flat":
+            obs = {"observation": obs, "action_mask": self._mask.copy()}
+        return obs, reward, terminated, truncated, info
+
     def _illegal(self, a: int) -> tuple[Any, float, bool, bool, dict]:
         self._done = True
         self._mask = np.zeros(self._n_actions, dtype=np.int8)
@@ -243,13 +442,21 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         return self._obs(), self.illegal_reward, True, False, info
 
     def _update_mask(self) -> None:
+        eng = self.engine
+        if eng is not None:
+            self._mask = eng.mask() if eng.current_seat() >= 0 else np.zeros(self._n_actions, dtype=np.int8)
+            return
         mask = np.zeros(self._n_actions, dtype=np.int8)
-        if not self.game.is_over(self.state):
-            mask[self.game.legal_actions(self.state)] = 1
+        if not self.game.is_over(self._state):
+            mask[self.game.legal_actions(self._state)] = 1
         self._mask = mask
 
     def _obs(self) -> Any:
-        obs = self.game.observe(self.state, self.learner_seat)
+        eng = self.engine
+        if eng is not None:
+            obs = eng.observe(self.learner_seat)
+        else:
+            obs = self.game.observe(self._state, self.learner_seat)
         if self.obs_mode == "flat":
             return obs
         return {"observation": obs, "action_mask": self._mask.copy()}
@@ -272,7 +479,10 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the learner now (empty once the episode has ended)."""
-        return [] if self._done else self.game.legal_actions(self.state)
+        if self._done:
+            return []
+        eng = self.engine
+        return eng.legal_actions() if eng is not None else self.game.legal_actions(self._state)
 
     def render(self) -> str | None:
         """The game as the learner sees it: returned (``"ansi"``) or printed (``"human"``)."""

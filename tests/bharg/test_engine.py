@@ -314,3 +314,30 @@ def test_env_on_the_engine_plays_the_rules_layers_games():
     for config in ({"num_players": 2}, {"num_players": 3, "target_score": 100}):
         steps = check_env_engine_matches_rules(lambda config=config, **kw: env(**config, **kw), range(4))
         assert steps > 4 * 50
+
+
+@pytest.mark.parametrize("config", [{}, {"num_players": 3}, {"pawns": True, "courts": True, "excuse": True},
+                                    {"num_players": 3, "target_score": 40}])
+def test_engine_deal_is_new_state(config):
+    """The engine's own deal (``deal(rng)``, what the envs reset with) makes the state
+    ``new_state`` makes from the same generator (its seed of every later shuffle
+    included: the games go on alike), and leaves the generator where ``new_state``
+    leaves it; a deal in an engine that played a game forgets that game."""
+    game = BhargGame(**config)
+    eng, ref = Engine(game), Engine(game)
+    aces_first = 0
+    for seed in range(200):
+        r1, r2 = rng_from_seed(seed), rng_from_seed(seed)
+        state = game.new_state(r1)
+        eng.deal(r2)
+        ref.load(state)
+        assert eng.to_json() == game.to_json(state)
+        assert r1.bit_generator.state == r2.bit_generator.state
+        assert eng.legal_actions() == game.legal_actions(state)
+        assert all(np.array_equal(eng.observe(s), game.observe(state, s)) for s in range(game.num_players))
+        aces_first += bool(state.aces)
+        while eng.current_seat() >= 0:  # play on alike (reshuffles, rounds), then deal again
+            a = eng.legal_actions()[seed % len(eng.legal_actions())]
+            assert eng.apply(a) == ref.apply(a)
+        assert eng.to_json() == ref.to_json()
+    assert aces_first  # deals that put Aces on the Ace Pile before the first discard

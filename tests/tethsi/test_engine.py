@@ -334,3 +334,26 @@ def test_env_on_the_engine_plays_the_rules_layers_games():
         steps = check_env_engine_matches_rules(
             lambda first_player=first_player, **kw: env(first_player=first_player, **kw), range(8))
         assert steps > 8 * 30
+
+
+@pytest.mark.parametrize("first_player", [0, 1, "random"])
+def test_engine_deal_is_new_state(first_player):
+    """The engine's own deal (``deal(rng)``, what the envs reset with) makes the state
+    ``new_state`` makes from the same generator, and leaves the generator where
+    ``new_state`` leaves it; a deal in an engine that played a game forgets that game."""
+    game = TetHsiGame(first_player=first_player)
+    eng = engine_class(game)(game)
+    firsts = set()
+    for seed in range(300):
+        r1, r2 = rng_from_seed(seed), rng_from_seed(seed)
+        state = game.new_state(r1)
+        eng.deal(r2)
+        assert eng.to_json() == game.to_json(state)
+        assert r1.bit_generator.state == r2.bit_generator.state
+        assert eng.legal_actions() == game.legal_actions(state)
+        assert all(np.array_equal(eng.observe(s), game.observe(state, s)) for s in range(2))
+        firsts.add(state.first_player)
+        while eng.current_seat() >= 0:  # play it out: the next deal starts from a used engine
+            eng.apply(eng.legal_actions()[seed % len(eng.legal_actions())])
+        assert eng.outcome()["result"] != "running"
+    assert firsts == ({0, 1} if first_player == "random" else {first_player})

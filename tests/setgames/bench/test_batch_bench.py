@@ -22,6 +22,7 @@ def test_batch_cases_play_games_and_pair_their_ratios():
     assert {"tethsi", "bharg"} <= set(batched)
     kinds = [c.kind for c in cases]
     assert kinds.count("raw_env") == groups and kinds.count("single_agent") == groups
+    assert kinds.count("single_agent_rules") == groups
     assert kinds.count("batch") == 4 * groups  # B in {1, 64} x 1, 2 threads
     assert kinds.count("batch_greedy") == groups
     assert all(any(n in note and "no batched engine" in note for note in notes)
@@ -34,6 +35,7 @@ def test_batch_cases_play_games_and_pair_their_ratios():
     batch_rows = [r for r in rows if r["kind"].startswith("batch")]
     assert all(r["x_raw_env"] > 0 for r in batch_rows)
     assert next(r for r in rows if r["kind"] == "batch_greedy")["x_single_agent"] > 0
+    assert all(r["x_single_agent"] > 0 for r in rows if r["kind"] == "single_agent")  # engine / rules
     two = [r for r in rows if r["config"].get("threads") == 2]
     assert len(two) == 2 * groups and all(r["x_one_thread"] > 0 for r in two)
     table = batch_table(rows)

@@ -10,6 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from setgames.bots import RandomBot
+from setgames.engine import engine_class
 from setgames.registry import GAME_NAMES
 from setgames.wrappers import PolicyBot, SingleAgentEnv
 from tests.setgames.toy_game import ToyGame
@@ -209,6 +210,9 @@ def test_real_game_check_env_and_rewards_sum_to_returns(name):
     for mode in ("flat", "dict"):
         check_env(SingleAgentEnv(name, obs_mode=mode, learner_seat="rotate"), skip_render_check=True)
     env = SingleAgentEnv(name, learner_seat="random")
+    # the default steps the compiled engine where one is built (test_single_agent_engine.py
+    # holds that path to the rules layer's)
+    assert (env.engine is None) == (engine_class(env.game) is None)
     rng = np.random.default_rng(0)
     for seed in range(3):
         env.reset(seed=seed)
