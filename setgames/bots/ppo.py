@@ -246,7 +246,19 @@ class PpoBot(Bot):
         self._greedy_seed = _prior_seed(seed)
         self._checked: tuple[Any, ...] | None = None
         if game_name is not None:  # refuse a mismatched file when built, not at the first move
-            self._load(registry.make_game(game_name))
+            if self.weights is None:
+                self._load(registry.make_game(game_name))
+            else:  # checked against the configuration it was trained for (and again where it plays)
+                meta = load_policy(self.weights).meta
+                if meta["game"] != game_name:
+                    raise WeightsError(f"{self.weights} was trained for game {meta['game']!r}, "
+                                       f"not {game_name!r}")
+                try:
+                    trained_for = registry.make_game(game_name, **meta["config"])
+                except (TypeError, ValueError) as exc:
+                    raise WeightsError(f"{self.weights}: its config is not one of {game_name}'s "
+                                       f"({exc})") from None
+                self._load(trained_for)
 
     def _load(self, game: Game) -> PpoPolicy:
         """The policy, checked against ``game`` (once per game name, version and config)."""

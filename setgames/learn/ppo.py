@@ -45,19 +45,13 @@ __all__ = ["PHASE_OPPONENTS", "TrainConfig", "masked_logits", "parse_curriculum"
 PHASE_OPPONENTS = ("random", "greedy", "self")
 SNAPSHOTS = 5  # frozen policies kept for self-play
 CURVE_FIELDS = ("update", "env_steps", "wall_s", "steps_per_s", "phase", "games", "mean_return",
-                "win_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "imitate",
+                "win_rate", "policy_loss", "value_loss", "entropy", "approx_kl",
                 "greedy_agreement", "eval_games", "eval_score", "eval_low", "eval_high")
 
 
 @dataclass
 class TrainConfig:
     """The recipe's settings (every one a ``setgames train`` option).
-
-    ``imitate`` weighs a cross-entropy term pulling the policy toward the compiled
-    greedy bot's move at every position the learner reaches (the batch's
-    ``greedy_actions()``: imitation on the learner's own states, as DAgger does);
-    the weight falls linearly to 0 at the share ``imitate_until`` of the steps,
-    after which the loss is PPO's alone. 0 turns it off.
 
     ``prior="greedy"`` gives both networks the greedy bot's move as an input and
     starts the actor's logit of it ``prior_bonus`` above the others (residual
@@ -88,13 +82,10 @@ class TrainConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    imitate: float = 0.0
-    imitate_until: float = 0.5
     prior: str = "none"
     prior_bonus: float = 2.0
     playouts: float = 0.0
     playout_share: float = 1.0
-    playout_loss: str = "gain"
     threads: int = 1
     env_threads: int = 1
     eval_every: int = 20
@@ -308,7 +299,6 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     meta = _meta(game, obs_size)
     B, T = cfg.num_envs, cfg.rollout
     n_updates = sum(max(1, n // (B * T)) for _, n in phases)
-    total_steps = n_updates * B * T
     bar = _Bar(sum(max(1, n // (B * T)) for _, n in phases) * B * T,
                sys.stderr.isatty() if cfg.progress is None else cfg.progress)
     start, cpu0 = time.perf_counter(), time.process_time()
@@ -336,9 +326,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 s_rew = np.zeros((T, B), np.float32)
                 s_done = np.zeros((T, B), np.float32)
                 s_valid = np.ones((T, B), bool)
-                bc = cfg.imitate * max(0.0, 1.0 - env_steps / max(1.0, cfg.imitate_until * total_steps))
-                imitating = bc > 0
-                s_greedy = np.zeros((T, B), np.int64)  # the greedy bot's move (imitation, prior)
+                s_greedy = np.zeros((T, B), np.int64)  # the greedy bot's move (the prior's input)
                 s_play = np.zeros((T, B, n_act) if cfg.playouts else (0, B, n_act), np.float32)
                 s_played = np.zeros((T, B), bool)
                 last = np.full(B, -1)
@@ -347,7 +335,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 for t in range(T):
                     obs = torch.from_numpy(batch.obs.astype(np.float32))
                     mask = torch.from_numpy(batch.mask.astype(bool))
-                    if imitating or use_prior:
+                    if use_prior:
                         batch.greedy_actions(s_greedy[t])
                     g = torch.from_numpy(s_greedy[t]) if use_prior else None
                     if cfg.playouts:
@@ -392,7 +380,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     boot = np.where(batch.seat == learner, boot, 0.0)
                 adv = _gae(s_rew, s_done, s_val, s_valid, boot, cfg.gamma, cfg.gae_lambda)
                 stats = _update(agent, opt, cfg, s_obs, s_mask, s_act, s_logp, s_val, adv, s_valid, rng,
-                                s_greedy, bc if imitating else 0.0, use_prior,
+                                s_greedy, use_prior,
                                 (s_play, s_played) if cfg.playouts else None)
                 update += 1
                 wall = time.perf_counter() - start
@@ -401,7 +389,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     "steps_per_s": round(env_steps / wall), "phase": phase, "games": len(returns),
                     "mean_return": round(float(np.mean(returns)), 4) if returns else "",
                     "win_rate": round(float(np.mean(np.asarray(returns) > 0)), 4) if returns else "",
-                    **{k: round(v, 5) if v == v else "" for k, v in stats.items()}, "imitate": round(bc, 5),
+                    **{k: round(v, 5) if v == v else "" for k, v in stats.items()},
                     "eval_games": "", "eval_score": "", "eval_low": "", "eval_high": ""}
                 if cfg.eval_every and (update % cfg.eval_every == 0 or update == n_updates):
                     path = agent.policy(meta).save(out / "eval.npz")
@@ -441,12 +429,11 @@ def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
 
 def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.ndarray, mask: np.ndarray,
             act: np.ndarray, logp: np.ndarray, val: np.ndarray, adv: np.ndarray, valid: np.ndarray,
-            rng: np.random.Generator, greedy: np.ndarray, bc: float = 0.0, prior: bool = False,
+            rng: np.random.Generator, greedy: np.ndarray, prior: bool = False,
             playouts: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, float]:
-    """The clipped PPO update over the rollout's valid moves (``epochs`` passes of minibatches),
-    plus ``bc`` times the cross-entropy to the greedy bot's moves; ``prior``: the networks
-    read those moves; ``playouts``: the play-out values and where they were taken (the
-    all-action term, :class:`TrainConfig`)."""
+    """The clipped PPO update over the rollout's valid moves (``epochs`` passes of minibatches);
+    ``prior``: the networks read the greedy bot's moves ``greedy``; ``playouts``: the play-out
+    values and where they were taken (the all-action term, :class:`TrainConfig`)."""
     keep = valid.reshape(-1)
     b_obs = torch.from_numpy(obs.reshape(-1, obs.shape[-1])[keep])
     b_mask = torch.from_numpy(mask.reshape(-1, mask.shape[-1])[keep])
@@ -466,11 +453,6 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
         spread = float(centred[played].std()) if played.any() else 1.0
         b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
         b_played = torch.from_numpy(played)
-        # "best": the best play-out's action (ties go to the greedy move, then the lowest id)
-        tie_break = np.zeros_like(q)
-        np.put_along_axis(tie_break, greedy.reshape(-1)[keep][:, None], 1e-3, -1)
-        b_best = torch.from_numpy(np.where(legal, q + tie_break, -np.inf).argmax(-1))
-    b_exp = b_g if bc > 0 else None
     n = len(b_act)
     size = max(1, n // cfg.minibatches)
     pl = vl = ent = kl = agree = 0.0
@@ -492,17 +474,12 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
             legal_logp = torch.where(m, logp_all, torch.zeros_like(logp_all))
             e = -(legal_logp.exp() * legal_logp).sum(-1).mean()
             loss = p_loss + cfg.vf_coef * v_loss - cfg.ent_coef * e
-            if b_exp is not None:
-                loss = loss - bc * legal_logp.gather(1, b_exp[idx][:, None]).mean()
             if b_q is not None and b_played is not None:
                 sel = b_played[idx]
-                if bool(sel.any()) and cfg.playout_loss == "best":
-                    best = legal_logp.gather(1, b_best[idx][:, None]).squeeze(1)
-                    loss = loss - cfg.playouts * best[sel].mean()
-                elif bool(sel.any()):
+                if bool(sel.any()):
                     gain = (logp_all.exp() * b_q[idx]).sum(-1)
                     loss = loss - cfg.playouts * gain[sel].mean()
-            if b_exp is not None or prior:
+            if prior:
                 with torch.no_grad():
                     agree += float((logp_all.argmax(-1) == b_g[idx]).float().mean())
             opt.zero_grad()
@@ -516,7 +493,7 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
     count = max(count, 1)
     return {"policy_loss": pl / count, "value_loss": vl / count, "entropy": ent / count,
             "approx_kl": kl / count,
-            "greedy_agreement": agree / count if b_exp is not None or prior else float("nan")}
+            "greedy_agreement": agree / count if prior else float("nan")}
 
 
 def _write_card(path: Path, s: dict[str, Any]) -> None:

@@ -202,3 +202,13 @@ def test_the_bot_is_deterministic_under_a_seed_and_samples_by_its_seed():
     first = _play(game, [bot, PpoBot(0, "tethsi")], 2)
     bot.reset(3)
     assert _play(game, [bot, PpoBot(0, "tethsi")], 2) == first
+
+
+def test_a_file_for_another_configuration_plays_that_configuration_only(tmp_path):
+    three = make_game("bharg", num_players=3)
+    path = _random_policy(three).save(tmp_path / "three.npz")
+    bot = make_bot("ppo", "bharg", 0, weights=str(path))  # built for the game, checked when it plays
+    state = three.new_state(rng_from_seed(0))
+    assert bot.act(three, state, three.current_seat(state)) in three.legal_actions(state)
+    with pytest.raises(WeightsError, match="bharg"):
+        make_bot("ppo", "tethsi", 0, weights=str(path))
