@@ -78,11 +78,14 @@ def test_the_train_command_reports_a_bad_curriculum_in_one_line(capsys, tmp_path
     assert err.startswith("setgames: error: unknown opponent 'human'") and "\n" not in err
 
 
-def test_the_same_seed_trains_the_same_policy(tmp_path):
+@pytest.mark.parametrize("game_name, options", [
+    ("tethsi", {"curriculum": "random:0.5,self"}),
+    ("tethsi", {"curriculum": "greedy", "prior": "greedy", "playouts": 1.0}),  # ties from the slot streams
+    ("bharg", {"curriculum": "greedy", "prior": "greedy", "playouts": 2.0, "playout_share": 0.5})])
+def test_the_same_seed_trains_the_same_policy(tmp_path, game_name, options):
     def run(seed, name):
-        cfg = TrainConfig(game="tethsi", steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
-                          curriculum="random:0.5,self", eval_every=0, out=str(tmp_path / name),
-                          progress=False)
+        cfg = TrainConfig(game=game_name, steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
+                          eval_every=0, out=str(tmp_path / name), progress=False, **options)
         train(cfg)
         return load_policy(tmp_path / name / "ppo.npz").layers
 

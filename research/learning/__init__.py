@@ -1,0 +1,1 @@
+"""Probes of what a policy network can learn from the batched engines (see research/FINDINGS.md)."""

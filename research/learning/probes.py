@@ -1,0 +1,139 @@
+"""Offline probes behind the learning findings (research/FINDINGS.md, "Learning to beat greedy").
+
+``imitation``: how well a ReLU MLP on the observation imitates the greedy bot
+(held-out accuracy after supervised training on positions of greedy play).
+``playouts``: distil the greedy play-out values of every legal action
+(``Batch.greedy_returns``) into a policy with the greedy prior, report the
+held-out play-out value of its argmax against greedy's, and play it against
+greedy in the arena.
+
+    python -m research.learning.probes imitation bharg --steps 300
+    python -m research.learning.probes playouts bharg --config num_players=2 --config reward=win
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from setgames import registry
+from setgames.arena import ArenaGame, BotSpec, run_arena
+from setgames.batch import make_batch
+from setgames.learn.ppo import Agent, masked_logits
+
+
+def positions(game: Any, steps: int, explore: float, seed: int, values: bool) -> dict[str, np.ndarray]:
+    """Positions of the learner's seat in greedy play against greedy (a share ``explore``
+    of the moves random): observations, masks, greedy's moves and, with ``values``,
+    every legal action's greedy play-out value."""
+    b = make_batch(game, 256, seed=seed, opponents="greedy", learner_seat="rotate")
+    b.reset()
+    rng = np.random.default_rng(seed)
+    out: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "greedy": [], "values": []}
+    for _ in range(steps):
+        g = b.greedy_actions()
+        if values:
+            out["values"].append(b.greedy_returns())
+        out["obs"].append(b.obs.astype(np.float32))
+        out["mask"].append(b.mask.astype(bool))
+        out["greedy"].append(g)
+        b.step(np.where(rng.random(b.num_envs) < explore, b.sample(rng), g))
+    return {k: np.concatenate(v) for k, v in out.items() if v}
+
+
+def imitation(game: Any, steps: int, hidden: int, epochs: int) -> list[float]:
+    """Held-out accuracy of an MLP trained to predict greedy's move, after each epoch."""
+    data = positions(game, steps, 0.3, 5, values=False)
+    obs, mask, act = (torch.from_numpy(data[k]) for k in ("obs", "mask", "greedy"))
+    n_train = int(len(act) * 0.9)
+    net = nn.Sequential(nn.Linear(obs.shape[1], hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
+                        nn.Linear(hidden, mask.shape[1]))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    accuracy = []
+    for _ in range(epochs):
+        for idx in torch.randperm(n_train).split(1024):
+            loss = nn.functional.cross_entropy(masked_logits(net(obs[idx]), mask[idx]), act[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            z = masked_logits(net(obs[n_train:]), mask[n_train:])
+            accuracy.append(float((z.argmax(1) == act[n_train:]).float().mean()))
+    return accuracy
+
+
+def playouts(game: Any, steps: int, hidden: int, epochs: int, bonus: float, games: int) -> dict[str, Any]:
+    """Distil the play-out values (the all-action gain, as ``setgames train --playouts``) and
+    arena the policy against greedy."""
+    data = positions(game, steps, 0.1, 11, values=True)
+    mask, q, g = data["mask"], data["values"], data["greedy"]
+    count = np.maximum(mask.sum(1, keepdims=True), 1)
+    centred = np.where(mask, q - (q * mask).sum(1, keepdims=True) / count, 0.0)
+    differ = (np.abs(centred) > 1e-6).any(1)
+    rows = np.arange(len(g))
+    greedy_value, best_value = q[rows, g], np.where(mask, q, -np.inf).max(1)
+    scaled = torch.from_numpy((centred / (centred[differ].std() + 1e-6)).astype(np.float32))
+    obs, mask_t, g_t = torch.from_numpy(data["obs"]), torch.from_numpy(mask), torch.from_numpy(g)
+    agent = Agent(obs.shape[1], mask.shape[1], hidden, prior=True, bonus=bonus)
+    opt = torch.optim.Adam(agent.actor.parameters(), lr=1e-3)
+    n_train = int(len(g) * 0.9)
+    held = slice(n_train, None)
+    for _ in range(epochs):
+        for idx in torch.randperm(n_train).split(1024):
+            logp = torch.log_softmax(masked_logits(agent.actor(obs[idx], g_t[idx]), mask_t[idx]), -1)
+            loss = -(logp.exp() * scaled[idx]).sum(-1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    with torch.no_grad():
+        a = masked_logits(agent.actor(obs[held], g_t[held]), mask_t[held]).argmax(1).numpy()
+    meta = {"game": game.name, "version": game.version, "obs_size": obs.shape[1],
+            "num_actions": mask.shape[1], "config": game.config_dict(), "library_version": "probe"}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = agent.policy(meta).save(Path(tmp) / "probe.npz")
+        res = run_arena([ArenaGame.of(game.name, **game.config_dict())],
+                        [BotSpec("ppo", "ppo", (("weights", str(path)),)), BotSpec.parse("greedy")],
+                        games_per_pairing=games, seed=41, workers=1, progress=False, pairings=[(0, 1)])
+    pair = res["arenas"][0]["pairings"][0]
+    return {"positions": len(g), "actions_differ": float(differ.mean()),
+            "greedy_below_best": float((greedy_value < best_value - 1e-6).mean()),
+            "held_out_agreement": float((a == g[held]).mean()),
+            "held_out_value_of_argmax": float(q[held][np.arange(len(a)), a].mean()),
+            "held_out_value_of_greedy": float(greedy_value[held].mean()),
+            "arena_vs_greedy": pair["score_a"], "arena_ci": pair["score_a_ci"], "arena_games": pair["games"]}
+
+
+def main() -> None:
+    """The command line (see the module docstring)."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("probe", choices=("imitation", "playouts"))
+    p.add_argument("game")
+    p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--steps", type=int, default=300, help="batch steps of 256 positions")
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--bonus", type=float, default=3.0)
+    p.add_argument("--games", type=int, default=2000)
+    args = p.parse_args()
+    config = {k: int(v) if v.isdigit() else v for k, v in (kv.split("=", 1) for kv in args.config)}
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    game = registry.make_game(args.game, **config)
+    start = time.perf_counter()
+    if args.probe == "imitation":
+        print({"held_out_accuracy_by_epoch": [round(x, 3) for x in imitation(game, args.steps, args.hidden,
+                                                                               args.epochs)]})
+    else:
+        print(playouts(game, args.steps, args.hidden, args.epochs, args.bonus, args.games))
+    print(f"{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
