@@ -173,9 +173,11 @@ def test_two_threads_play_the_games_of_raw_env():
     assert _lockstep("random", "random", "rotate", num_envs=520, steps=60, num_threads=2) > 500
 
 
-def test_threads_change_nothing_in_the_arrays():
-    one, two = (make_batch(TetHsiGame(first_player="random"), 1024, seed=9, num_threads=t,
-                           opponents="greedy", learner_seat="random") for t in (1, 2))
+@pytest.mark.parametrize("num_envs,num_threads", [(1024, 2), (1100, 3)])
+def test_threads_change_nothing_in_the_arrays(num_envs, num_threads):
+    # (1100, 3): three ranges of unequal chunk counts and a short last chunk.
+    one, two = (make_batch(TetHsiGame(first_player="random"), num_envs, seed=9, num_threads=t,
+                           opponents="greedy", learner_seat="random") for t in (1, num_threads))
     one.reset()
     two.reset()
     r1, r2 = np.random.default_rng(4), np.random.default_rng(4)
