@@ -39,7 +39,8 @@ import numpy as np
 from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
                                  illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
-from setgames.batch._pool cimport sg_atomic_min_i64, sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
+from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
+                                   sg_pool_new, sg_pool_run)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, bh_apply, bh_config, bh_fill_mask,
@@ -63,6 +64,9 @@ cdef enum:
 # few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
 MIN_SLOTS_PER_THREAD = 256
 cdef int CHUNK = 64  # slots a thread claims at a time
+# The states are allocated 64-byte aligned: whole lines each, so that the fields the legal-action
+# walks read (the first 64 bytes, _engine.pxd) are one line of every state.
+assert sizeof(BState) % 64 == 0
 
 cdef uint64_t C_TAG_OPP = TAG_OPPONENTS
 cdef uint64_t C_TAG_SEAT = TAG_LEARNER_SEAT
@@ -304,7 +308,7 @@ cdef class Batch:
 
     def __dealloc__(self):
         sg_pool_free(self.pool)
-        free(self.c.st)
+        sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
 
@@ -325,7 +329,7 @@ cdef class Batch:
         self.autoreset = autoreset
         self._labels = game.layout.labels
         B = num_envs
-        self.c.st = <BState *> calloc(B, sizeof(BState))
+        self.c.st = <BState *> sg_aligned_calloc(B, sizeof(BState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:

@@ -29,7 +29,8 @@ import numpy as np
 from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
                                  illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
-from setgames.batch._pool cimport sg_atomic_min_i64, sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
+from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
+                                   sg_pool_new, sg_pool_run)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tethsi_env._engine cimport (TH_MAX_ACTIONS, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
@@ -49,6 +50,9 @@ cdef enum:
 # few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
 MIN_SLOTS_PER_THREAD = 256
 cdef int CHUNK = 64  # slots a thread claims at a time
+# The states are allocated 64-byte aligned: whole lines each, so that the fields the legal-action
+# walks read (the first 64 bytes, _engine.pxd) are one line of every state.
+assert sizeof(TState) % 64 == 0
 
 cdef uint64_t C_TAG_OPP = TAG_OPPONENTS
 cdef uint64_t C_TAG_SEAT = TAG_LEARNER_SEAT
@@ -279,7 +283,7 @@ cdef class Batch:
 
     def __dealloc__(self):
         sg_pool_free(self.pool)
-        free(self.c.st)
+        sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
 
@@ -300,7 +304,7 @@ cdef class Batch:
         self.autoreset = autoreset
         self._labels = game.layout.labels
         B = num_envs
-        self.c.st = <TState *> calloc(B, sizeof(TState))
+        self.c.st = <TState *> sg_aligned_calloc(B, sizeof(TState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:

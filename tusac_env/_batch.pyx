@@ -36,7 +36,8 @@ import numpy as np
 from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
                                  illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
-from setgames.batch._pool cimport sg_atomic_min_i64, sg_pool, sg_pool_free, sg_pool_new, sg_pool_run
+from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
+                                   sg_pool_new, sg_pool_run)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, TSState, ts_apply, ts_deal, ts_fill_mask,
@@ -324,7 +325,7 @@ cdef class Batch:
 
     def __dealloc__(self):
         sg_pool_free(self.pool)
-        free(self.c.st)
+        sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
 
@@ -344,7 +345,7 @@ cdef class Batch:
         self.autoreset = autoreset
         self._labels = game.layout.labels
         B = num_envs
-        self.c.st = <TSState *> calloc(B, sizeof(TSState))
+        self.c.st = <TSState *> sg_aligned_calloc(B, sizeof(TSState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:

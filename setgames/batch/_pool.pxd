@@ -3,7 +3,8 @@
 
 ``cimport`` this file (``static inline`` C, compiled into the batch that uses
 it). ``sg_pool_run(pool, fn, arg, n, chunk)`` runs ``fn(arg, lo, hi)`` over
-``[0, n)`` in chunks and returns once every chunk is done.
+``[0, n)`` in chunks and returns once every chunk is done. ``sg_aligned_calloc``
+allocates a batch's per-slot structs on a cache-line boundary.
 
 The chunks are split into one contiguous range per thread (the caller is
 thread 0, worker ``k`` thread ``k``). A thread claims its own range's chunks
@@ -243,6 +244,17 @@ cdef extern from *:
         }
     }
 
+    /* n zeroed items of size bytes on a 64-byte boundary (NULL if out of memory; free with
+       sg_aligned_free): a batch's states, so that a state of whole cache lines starts one. */
+    static inline void *sg_aligned_calloc(size_t n, size_t size) {
+        if (size && n > SIZE_MAX / size - 64) return NULL;
+        size_t bytes = (n * size + 63) / 64 * 64;
+        void *p = SG_ALIGNED_ALLOC(bytes ? bytes : 64);
+        if (p) memset(p, 0, bytes);
+        return p;
+    }
+    static inline void sg_aligned_free(void *p) { if (p) SG_ALIGNED_FREE(p); }
+
     /* *p = min(*p, v), atomically (a pool task's report of the first bad slot). */
     static inline void sg_atomic_min_i64(int64_t *p, int64_t v) {
         int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -256,3 +268,5 @@ cdef extern from *:
     void sg_pool_free(sg_pool *p) noexcept nogil
     void sg_pool_run(sg_pool *p, sg_range_fn fn, void *arg, int64_t n, int64_t chunk) noexcept nogil
     void sg_atomic_min_i64(int64_t *p, int64_t v) noexcept nogil
+    void *sg_aligned_calloc(size_t n, size_t size) noexcept nogil
+    void sg_aligned_free(void *p) noexcept nogil
