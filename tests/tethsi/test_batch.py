@@ -246,6 +246,23 @@ def test_bad_actions_raise_naming_the_slot_before_any_slot_moves():
         assert np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
 
 
+def test_threads_name_the_first_bad_slot_before_any_slot_moves():
+    # The check is split over the threads (each range reports its first bad slot): the
+    # error names the lowest one, whichever thread found it, and no slot moves.
+    b = make_batch(TetHsiGame(), 1100, seed=5, num_threads=3)
+    b.reset()
+    good = b.sample()
+    before = _snapshot(b)
+    for slots in ([1050, 700, 130], [1099], [0, 1099]):
+        bad = good.copy()
+        bad[slots] = -1
+        with pytest.raises(ValueError, match=rf"^slot {min(slots)}: action -1 is out of range"):
+            b.step(bad)
+        for x, y in zip(before, _snapshot(b), strict=True):
+            assert np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+    b.step(good)
+
+
 def test_sample_draws_legal_actions_as_numpy_would():
     b = make_batch(TetHsiGame(), 64, seed=8)
     b.reset()
