@@ -45,19 +45,24 @@ ctypedef struct BConfig:
     int ndeck
     signed char deck_cards[BH_NCARDS]
 
+# The fields the legal-action walks read (bh_legal, bh_is_legal, bh_can_draw: the batch's
+# sample, its check of the actions, the mask) come first, in the first 64 bytes: a batch of
+# B=8192 states is out of the core's cache, and spread over the struct they were 4 to 5 lines
+# of each state per pass.
 ctypedef struct BState:
     uint64_t hands[3]
+    int seat, phase
+    int deck_len
+    int disc_len
+    int aces_len
     uint64_t known[3]
     uint64_t codes[3]      # pattern code of each hand (kernel.pattern_code)
     signed char deck[BH_MAXPILE]      # top last
-    int deck_len
     signed char discard[BH_MAXPILE]   # top last
-    int disc_len
     uint64_t disc_mask     # cards in the discard pile
     signed char aces[BH_MAXPILE]      # Ace Pile, top last
-    int aces_len
     uint64_t ace_under     # Aces under the top of the Ace Pile
-    int seat, phase, round, winner, reason
+    int round, winner, reason
     long long turn
     bint truncated
     long long scores[3]
@@ -65,6 +70,7 @@ ctypedef struct BState:
     long long round_points[3]
     uint64_t seed          # the rules layer's seed of reshuffles and later deals
     long long draws
+    long long _pad         # to 384 bytes: whole cache lines, so every state of a batch starts one
 
 ctypedef struct BEvents:
     int n

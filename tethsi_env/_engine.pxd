@@ -19,17 +19,20 @@ cdef enum:
     TH_WON = 1         # the mover put aside its last hand cards,
     TH_TIED = 2        # the pile was empty at the reveal
 
+# The fields the legal-action walks read (th_legal, th_is_legal: the batch's sample, its
+# check of the actions, the mask) come first, in the first 64 bytes: a batch of B=8192
+# states is out of the core's cache and those passes read one line of each state, not two.
 ctypedef struct TState:
     u64 concealed[2]
     u64 front[2]
-    u64 set_cards[2]
     u64 center
-    u64 discard
     int remaining      # the remaining center card while the choice is pending, else -1
     int seat           # the seat to move (the last mover once the game is over)
     int phase          # a tethsi_env.layout.Phase value
     int first_player
     int winner         # -1 for none
+    u64 set_cards[2]
+    u64 discard
     long turn
     signed char pile[TH_NCARDS]   # top card last
     int npile

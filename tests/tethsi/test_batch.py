@@ -173,9 +173,11 @@ def test_two_threads_play_the_games_of_raw_env():
     assert _lockstep("random", "random", "rotate", num_envs=520, steps=60, num_threads=2) > 500
 
 
-def test_threads_change_nothing_in_the_arrays():
-    one, two = (make_batch(TetHsiGame(first_player="random"), 1024, seed=9, num_threads=t,
-                           opponents="greedy", learner_seat="random") for t in (1, 2))
+@pytest.mark.parametrize("num_envs,num_threads", [(1024, 2), (1100, 3)])
+def test_threads_change_nothing_in_the_arrays(num_envs, num_threads):
+    # (1100, 3): three ranges of unequal chunk counts and a short last chunk.
+    one, two = (make_batch(TetHsiGame(first_player="random"), num_envs, seed=9, num_threads=t,
+                           opponents="greedy", learner_seat="random") for t in (1, num_threads))
     one.reset()
     two.reset()
     r1, r2 = np.random.default_rng(4), np.random.default_rng(4)
@@ -242,6 +244,23 @@ def test_bad_actions_raise_naming_the_slot_before_any_slot_moves():
     twin.step(good)
     for x, y in zip(_snapshot(b), _snapshot(twin), strict=True):
         assert np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+
+
+def test_threads_name_the_first_bad_slot_before_any_slot_moves():
+    # The check is split over the threads (each range reports its first bad slot): the
+    # error names the lowest one, whichever thread found it, and no slot moves.
+    b = make_batch(TetHsiGame(), 1100, seed=5, num_threads=3)
+    b.reset()
+    good = b.sample()
+    before = _snapshot(b)
+    for slots in ([1050, 700, 130], [1099], [0, 1099]):
+        bad = good.copy()
+        bad[slots] = -1
+        with pytest.raises(ValueError, match=rf"^slot {min(slots)}: action -1 is out of range"):
+            b.step(bad)
+        for x, y in zip(before, _snapshot(b), strict=True):
+            assert np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+    b.step(good)
 
 
 def test_sample_draws_legal_actions_as_numpy_would():
