@@ -12,12 +12,14 @@ deterministic (it draws nothing). Batches use it for ``opponents="greedy"``.
 """
 
 from libc.stdint cimport uint64_t
+from libc.string cimport memset
 
 from bharg_env._engine cimport BH_MAX_ACTIONS, BH_NCARDS, BConfig, BState, Engine, bh_evaluate, bh_legal
 
 from bharg_env import greedy as _py
 from bharg_env.rules import Phase
-from setgames.cards import BHARG_VALUES
+from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS
+from setgames.kernels.bharg import PATTERNS as _PATTERNS
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -29,8 +31,10 @@ cdef int NUM_ACES = _py._NUM_ACES
 cdef int DRAW_PHASE = _py._DRAW_PHASE
 cdef int OVER_PHASE = int(Phase.OVER)
 cdef int VALUE[BH_NCARDS]
+cdef int PATTERN[BH_NCARDS]  # the card's suit pattern (index in the kernel's PATTERNS); -1: the Excuse
 for _c in range(BH_NCARDS):
     VALUE[_c] = BHARG_VALUES[_c]
+    PATTERN[_c] = _PATTERNS.index(DECKTET_SUIT_MASKS[_c]) if DECKTET_SUIT_MASKS[_c] else -1
 
 
 cdef inline int _key(uint64_t hand, int ace) noexcept nogil:
@@ -42,14 +46,24 @@ cdef inline int _key(uint64_t hand, int ace) noexcept nogil:
 
 
 cdef inline int _ways(uint64_t hand, int ace, uint64_t unseen) noexcept nogil:
-    """:func:`bharg_env.greedy.ways_to_bind`."""
-    cdef int base, bound, unbound, n = 0
+    """:func:`bharg_env.greedy.ways_to_bind`. How many cards a hand binds depends on the suit
+    patterns it holds, not on which card of a pattern (sets are made of suits; the Ace Pile
+    binds by suit), so one evaluation serves every unseen card of a pattern; the Excuse
+    (always bound, in no set) binds exactly itself and never counts."""
+    cdef int base, bound, unbound, n = 0, c, pat
+    cdef signed char binds[32]
+    memset(binds, -1, sizeof(binds))
     bh_evaluate(hand, ace, &base, &unbound)
     while unseen:
-        bh_evaluate(hand | (unseen & -unseen), ace, &bound, &unbound)
-        if bound > base + 1:
-            n += 1
+        c = __builtin_ctzll(unseen)
         unseen &= unseen - 1
+        pat = PATTERN[c]
+        if pat < 0:
+            continue
+        if binds[pat] < 0:
+            bh_evaluate(hand | (<uint64_t> 1) << c, ace, &bound, &unbound)
+            binds[pat] = bound > base + 1
+        n += binds[pat]
     return n
 
 

@@ -11,4 +11,5 @@ DESCRIPTOR = GameInfo(
     search_hooks="bharg_env.greedy:ISMCTS_HOOKS",
     card_style="decktet",
     drawing="bharg_env.draw:draw",
+    ppo_weights="bharg_env:weights",
 )

@@ -33,7 +33,7 @@ DEFAULT_GAMES_PER_PAIRING = 20  # a short arena: about a minute for all three ga
 # The quick main job plays a cheap ismcts (16 determinizations a move instead of its default
 # budget, about 0.5-1 s a move) so the three games finish in about a minute on 2 cores; the
 # strength figures of the README use the default budget: ``--bots greedy ismcts``.
-DEFAULT_BOTS = ("random", "greedy", "ismcts:iterations=16")
+DEFAULT_BOTS = ("random", "greedy", "ppo", "ismcts:iterations=16")  # ppo: the shipped policies (cheap)
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process that SIGTERM ended
@@ -134,7 +134,7 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", dest="game", action="append", metavar="NAME",
                    help="game(s) to play, comma-separated or repeated (default: all three)")
     p.add_argument("--bots", nargs="+", metavar="BOT",
-                   help="bots, e.g. random greedy ismcts:iterations=100 (default: random greedy "
+                   help="bots, e.g. random greedy ismcts:iterations=100 (default: random greedy ppo "
                         "ismcts:iterations=16, a cheap search for a quick run)")
     p.add_argument("--games", type=int, default=DEFAULT_GAMES_PER_PAIRING, metavar="N",
                    help=f"games per pairing and game, rounded up to whole duplicate deals "

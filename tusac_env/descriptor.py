@@ -12,4 +12,5 @@ DESCRIPTOR = GameInfo(
     table_tools="tusac_env.table:TABLE_TOOLS",
     card_style="chess",
     drawing="tusac_env.draw:draw",
+    ppo_weights="tusac_env:weights",
 )

@@ -143,12 +143,38 @@ def test_a_game_without_shipped_weights_is_named_in_the_error():
         unregister("toy")
 
 
-def test_the_shipped_tethsi_policy_is_small_and_for_this_game():
-    game = make_game("tethsi")
-    path = weights_path("tethsi")
-    assert path.stat().st_size < 1_000_000
+SHIPPED = [("tethsi", {}), ("bharg", {"num_players": 2}), ("bharg", {"num_players": 3}),
+           ("tusac", {"num_players": 2}), ("tusac", {"num_players": 3}), ("tusac", {"num_players": 4})]
+
+
+@pytest.mark.parametrize("game_name, config", SHIPPED)
+def test_each_configuration_gets_its_own_small_shipped_policy(game_name, config):
+    game = make_game(game_name, **config)
+    path = weights_path(game_name, game)
+    assert path.stat().st_size < 1_000_000 and path.with_suffix(".md").exists()
     policy = load_policy(path, game)
-    assert policy.meta["game"] == "tethsi" and policy.meta["num_actions"] == game.num_actions
+    assert policy.meta["game"] == game_name and policy.meta["num_actions"] == game.num_actions
+    assert policy.meta["config"].get("num_players") == game.config_dict().get("num_players")
+
+
+def test_the_shipped_files_are_one_per_configuration():
+    from setgames.bots.ppo import shipped_weights
+
+    for game_name in ("bharg", "tusac"):
+        files = shipped_weights(game_name)
+        players = sorted(load_policy(f).meta["config"]["num_players"] for f in files)
+        assert players == sorted({c["num_players"] for g, c in SHIPPED if g == game_name})
+    # options other than the players pick the closest file; another player count has none
+    assert weights_path("bharg", make_game("bharg", num_players=3, excuse=True)).name == "ppo-3p.npz"
+
+
+def test_a_configuration_without_a_shipped_policy_is_named_in_the_error(monkeypatch):
+    from setgames.bots import ppo
+
+    two = weights_path("bharg", make_game("bharg"))
+    monkeypatch.setattr(ppo, "shipped_weights", lambda name: [two])
+    with pytest.raises(ValueError, match="no shipped ppo weights fit bharg with num_players=3"):
+        ppo.weights_path("bharg", make_game("bharg", num_players=3))
 
 
 def _play(game, bots, seed):
@@ -175,16 +201,19 @@ def test_the_shipped_bot_plays_only_legal_moves_over_long_runs():
 
 
 def test_argmax_is_the_best_legal_logit():
+    from setgames.bots.registry import greedy_class
+
     game = make_game("tethsi")
     bot = PpoBot(0, "tethsi")
     policy = load_policy(weights_path("tethsi"), game)
+    reference = greedy_class("tethsi")(_prior_seed(0))  # the bot's prior, its ties drawn alike
     state = game.new_state(rng_from_seed(11))
     for _ in range(15):
         if game.is_over(state):
             break
         seat = game.current_seat(state)
         legal = game.legal_actions(state)
-        z = policy.logits(game.observe(state, seat))
+        z = policy.logits(game.observe(state, seat), reference.act(game, state, seat))
         assert bot.act(game, state, seat) == legal[int(np.argmax(z[legal]))]
         game.apply(state, legal[0])
 
