@@ -305,6 +305,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     snapshots: list[nn.Module] = []
     rows: list[dict[str, Any]] = []
     env_steps, update, note, last_eval = 0, 0, "", None
+    env_s = playout_s = eval_s = 0.0  # wall time in the batch (steps, greedy moves, play-outs), arenas
     curve = (out / "curve.csv").open("w", newline="")
     writer = csv.DictWriter(curve, fieldnames=CURVE_FIELDS)
     writer.writeheader()
@@ -335,6 +336,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 for t in range(T):
                     obs = torch.from_numpy(batch.obs.astype(np.float32))
                     mask = torch.from_numpy(batch.mask.astype(bool))
+                    tick = time.perf_counter()
                     if use_prior:
                         batch.greedy_actions(s_greedy[t])
                     g = torch.from_numpy(s_greedy[t]) if use_prior else None
@@ -342,8 +344,11 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                         chosen = (rng.random(B) < cfg.playout_share) & (batch.seat >= 0)
                         if selfplay:
                             chosen &= batch.seat == learner
+                        tock = time.perf_counter()
                         batch.greedy_returns(s_play[t], chosen)
+                        playout_s += time.perf_counter() - tock
                         s_played[t] = chosen
+                    env_s += time.perf_counter() - tick
                     with torch.no_grad():
                         logp_all = torch.log_softmax(masked_logits(agent.actor(obs, g), mask), -1)
                         act = sample_actions(logp_all)
@@ -358,7 +363,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     s_obs[t], s_mask[t], s_act[t] = obs.numpy(), mask.numpy(), act.numpy()
                     s_logp[t], s_val[t], s_valid[t] = logp.numpy(), val.numpy(), valid
                     last = np.where(valid, t, last)
+                    tick = time.perf_counter()
                     batch.step(act.numpy())
+                    env_s += time.perf_counter() - tick
                     r = batch.rewards[cols, learner] if selfplay else batch.learner_reward
                     ended = np.asarray(batch.terminated) | np.asarray(batch.truncated)
                     seen = last >= 0  # a reward before the slot's first move here is lost (rare)
@@ -393,7 +400,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     "eval_games": "", "eval_score": "", "eval_low": "", "eval_high": ""}
                 if cfg.eval_every and (update % cfg.eval_every == 0 or update == n_updates):
                     path = agent.policy(meta).save(out / "eval.npz")
+                    tick = time.perf_counter()
                     last_eval = _evaluate(cfg, path, seed=cfg.seed + 7)
+                    eval_s += time.perf_counter() - tick
                     row.update(eval_games=last_eval["games"], eval_score=round(last_eval["score"], 4),
                                eval_low=round(last_eval["low"], 4), eval_high=round(last_eval["high"], 4))
                     note = (f"vs greedy {last_eval['score']:.3f} "
@@ -411,7 +420,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     weights = agent.policy(meta).save(out / "ppo.npz")
     (out / "eval.npz").unlink(missing_ok=True)
     summary = {"config": asdict(cfg), "env_steps": env_steps, "updates": update, "wall_s": round(wall, 1),
-               "cpu_s": round(cpu, 1), "steps_per_s": round(env_steps / wall), "obs_size": obs_size,
+               "cpu_s": round(cpu, 1), "steps_per_s": round(env_steps / wall), "env_s": round(env_s, 1),
+               "playout_s": round(playout_s, 1), "eval_s": round(eval_s, 1), "obs_size": obs_size,
                "num_actions": n_act, "weights": str(weights), "weights_bytes": weights.stat().st_size,
                "last_eval": last_eval, "meta": meta}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
@@ -513,7 +523,9 @@ def _write_card(path: Path, s: dict[str, Any]) -> None:
 - seed: {c['seed']}; env steps: {s['env_steps']:,} \
 ({s['updates']} updates of {c['num_envs']} x {c['rollout']})
 - wall time: {s['wall_s']} s; CPU time of the process: {s['cpu_s']} s; {s['steps_per_s']:,} env steps/s \
-including the network, on {os.cpu_count()} cores ({platform.processor() or platform.machine()})
+including the network, on {os.cpu_count()} cores ({platform.processor() or platform.machine()}); \
+{s['env_s']} s of the wall time in the batched engine's calls ({s['playout_s']} s of it play-outs), \
+{s['eval_s']} s in the arena evaluations
 - library version: {s['meta']['library_version']}; game version: {s['meta']['version']}; \
 config: {json.dumps(s['meta']['config'])}
 - observation size: {s['obs_size']}; actions: {s['num_actions']}; policy: ReLU MLP \
