@@ -34,7 +34,7 @@ cimport numpy as cnp
 import numpy as np
 
 from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
-                                 illegal_action)
+                                 check_values_out, illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
                                    sg_pool_new, sg_pool_run)
@@ -507,19 +507,12 @@ cdef class Batch:
         np.copyto(self._actions, actions, casting="unsafe")
         c.first_bad = n
         with nogil:
-            if self.pool == NULL:
-                _check_range(c, 0, n)
-            else:
-                sg_pool_run(self.pool, _check_range, c, n, CHUNK)
+            sg_pool_run(self.pool, _check_range, c, n, CHUNK)
         bad = c.first_bad
         if bad < n:
             raise illegal_action(bad, int(actions[bad]), self.legal_actions(bad), self._labels)
         with nogil:
-            if self.pool == NULL:
-                for i in range(n):
-                    _step_slot(c, i)
-            else:
-                sg_pool_run(self.pool, _step_range, c, n, CHUNK)
+            sg_pool_run(self.pool, _step_range, c, n, CHUNK)
 
     def legal_actions(self, Py_ssize_t slot):
         """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
@@ -548,22 +541,14 @@ cdef class Batch:
         cdef Py_ssize_t n = self.n
         if not self._seeded:
             raise ValueError("greedy_returns() before reset()")
-        if out is None:
-            out = np.zeros((n, self.num_actions), np.float32)
-        elif (not isinstance(out, np.ndarray) or out.dtype != np.float32
-              or out.shape != (n, self.num_actions) or not out.flags.c_contiguous or not out.flags.writeable):
-            raise ValueError(f"out must be a writable C-contiguous float32 array of shape ({{n}}, "
-                             f"{{self.num_actions}})")
+        out = check_values_out(out, n, self.num_actions)
         mask = check_mask(slots, n)
         keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
         cdef Ctx *c = &self.c
         c.values_out = <float *> cnp.PyArray_DATA(out)
         c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
         with nogil:
-            if self.pool == NULL:
-                _returns_range(c, 0, n)
-            else:
-                sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
+            sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
         return out
 
     def greedy_actions(self, out=None):
@@ -580,10 +565,7 @@ cdef class Batch:
         cdef Ctx *c = &self.c
         c.sample_out = <long long *> cnp.PyArray_DATA(out)
         with nogil:
-            if self.pool == NULL:
-                _greedy_range(c, 0, n)
-            else:
-                sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
+            sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
         return out
 
     def sample(self, rng=None, out=None):
@@ -609,10 +591,7 @@ cdef class Batch:
         if rng is None:
             c.sample_out = o
             with nogil:
-                if self.pool == NULL:
-                    _sample_range(c, 0, n)
-                else:
-                    sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
+                sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
             return out
         bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
         with rng.bit_generator.lock, nogil:

@@ -13,7 +13,8 @@ import numpy as np
 
 from setgames.batch import AUTORESET_MODES, LEARNER_SEAT_MODES, OPPONENTS
 
-__all__ = ["check_actions", "check_mask", "check_options", "check_out", "check_seed", "illegal_action"]
+__all__ = ["check_actions", "check_mask", "check_options", "check_out", "check_seed", "check_values_out",
+           "illegal_action"]
 
 
 def check_seed(seed: Any) -> None:
@@ -74,4 +75,15 @@ def check_out(out: Any, n: int) -> np.ndarray:
     if type(out) is not np.ndarray or out.dtype != np.int64 or out.shape != (n,) \
             or not out.flags.c_contiguous or not out.flags.writeable:
         raise ValueError(f"out must be a writable contiguous int64 array of shape ({n},)")
+    return out
+
+
+def check_values_out(out: Any, n: int, num_actions: int) -> np.ndarray:
+    """``greedy_returns``'s output array: a new zeroed float32 ``(n, num_actions)`` array, or
+    ``out`` if it is a writable C-contiguous one of that shape."""
+    if out is None:
+        return np.zeros((n, num_actions), np.float32)
+    if type(out) is not np.ndarray or out.dtype != np.float32 or out.shape != (n, num_actions) \
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError(f"out must be a writable C-contiguous float32 array of shape ({n}, {num_actions})")
     return out

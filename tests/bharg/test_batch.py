@@ -22,6 +22,7 @@ from bharg_env.greedy import GreedyBhargBot
 from bharg_env.rules import BhargGame
 from setgames.batch import batch_class, make_batch, seeds
 from setgames.bots.base import RandomBot
+from tests.setgames.batch.lockstep import check_greedy_actions
 
 _batch = pytest.importorskip("bharg_env._batch", reason="bharg_env._batch is not built")
 
@@ -128,7 +129,7 @@ def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=400, ma
     for _ in range(steps):
         b.sample(rng, actions)
         if experts is not None:
-            greedy = _check_greedy_actions(b, twins, experts)
+            greedy = check_greedy_actions(b, twins, experts)
             actions = np.where(rng.random(num_envs) < 0.5, greedy, actions)
         pending = [t.over() for t in twins]
         b.step(actions)
@@ -354,21 +355,6 @@ def test_gymnasium_and_sb3_views_build_on_the_bharg_batch():
     venv = BatchVecEnv("bharg", num_envs=4, opponents="random", max_turns=20)
     assert venv.reset().shape == (4, 249)
     assert np.array(venv.env_method("action_masks")).shape == (4, 47)
-
-
-def _check_greedy_actions(b, twins, experts):
-    """``b.greedy_actions()`` is the Python greedy bot's move in every live slot, and moves nothing."""
-    before = b.obs.copy(), b.mask.copy(), b.seat.copy()
-    got = b.greedy_actions()
-    for old, now in zip(before, (b.obs, b.mask, b.seat), strict=True):
-        np.testing.assert_array_equal(old, now)
-    for i, t in enumerate(twins):
-        e = t.env
-        if t.over():
-            assert got[i] == 0
-            continue
-        assert got[i] == experts[i].act(e.game, e.game_state, e._seat_of[e.agent_selection]), i
-    return got
 
 
 def test_greedy_actions_are_the_python_greedy_bots_moves():

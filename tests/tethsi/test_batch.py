@@ -17,6 +17,7 @@ import pytest
 
 from setgames.batch import batch_class, make_batch, seeds
 from setgames.bots.base import RandomBot
+from tests.setgames.batch.lockstep import check_greedy_actions
 from tethsi_env.env import raw_env
 from tethsi_env.rules import TetHsiGame
 
@@ -115,7 +116,7 @@ def _lockstep(first_player, opponents=None, learner_seat=0, num_envs=48, steps=9
     for _ in range(steps):
         b.sample(rng, actions)
         if experts is not None:
-            greedy = _check_greedy_actions(b, twins, experts)
+            greedy = check_greedy_actions(b, twins, experts)
             actions = np.where(rng.random(num_envs) < 0.5, greedy, actions)
         pending = [t.over() for t in twins]
         b.step(actions)
@@ -361,21 +362,6 @@ def test_sample_without_a_generator_draws_each_slot_from_its_own_stream(num_envs
     first = np.random.default_rng(seeds.tag_seed(5, seeds.TAG_SAMPLER))
     legal = b.legal_actions(0)
     assert b.sample()[0] == legal[int(first.integers(len(legal)))]
-
-
-def _check_greedy_actions(b, twins, experts):
-    """``b.greedy_actions()`` is the Python greedy bot's move in every live slot, and moves nothing."""
-    before = b.obs.copy(), b.mask.copy(), b.seat.copy()
-    got = b.greedy_actions()
-    for old, now in zip(before, (b.obs, b.mask, b.seat), strict=True):
-        np.testing.assert_array_equal(old, now)
-    for i, t in enumerate(twins):
-        e = t.env
-        if t.over():
-            assert got[i] == 0
-            continue
-        assert got[i] == experts[i].act(e.game, e.game_state, e._seat_of[e.agent_selection]), i
-    return got
 
 
 def test_greedy_actions_are_the_python_greedy_bots_moves():

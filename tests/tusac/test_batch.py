@@ -19,6 +19,7 @@ import pytest
 
 from setgames.batch import batch_class, make_batch, seeds
 from setgames.bots.base import RandomBot
+from tests.setgames.batch.lockstep import check_greedy_actions
 from tusac_env.env import raw_env
 from tusac_env.greedy import GreedyTuSacBot
 from tusac_env.rules import TuSacGame
@@ -133,7 +134,7 @@ def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=600, ma
     for _ in range(steps):
         b.sample(rng, actions)
         if experts is not None:
-            greedy = _check_greedy_actions(b, twins, experts)
+            greedy = check_greedy_actions(b, twins, experts)
             actions = np.where(rng.random(num_envs) < 0.5, greedy, actions)
         pending = [t.over() for t in twins]
         b.step(actions)
@@ -338,21 +339,6 @@ def test_deals_that_end_before_the_learner_acts_are_skipped():
         twin = _Twin(config, "greedy", lambda index, seed: 3)
         twin.deal(b, int(i), 5)  # replays the skipped games: each over before seat 3 acts
         twin.check_row(b, int(i))
-
-
-def _check_greedy_actions(b, twins, experts):
-    """``b.greedy_actions()`` is the Python greedy bot's move in every live slot, and moves nothing."""
-    before = b.obs.copy(), b.mask.copy(), b.seat.copy()
-    got = b.greedy_actions()
-    for old, now in zip(before, (b.obs, b.mask, b.seat), strict=True):
-        np.testing.assert_array_equal(old, now)
-    for i, t in enumerate(twins):
-        e = t.env
-        if t.over():
-            assert got[i] == 0
-            continue
-        assert got[i] == experts[i].act(e.game, e.game_state, e._seat_of[e.agent_selection]), i
-    return got
 
 
 def test_greedy_actions_are_the_python_greedy_bots_moves():
