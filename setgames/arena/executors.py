@@ -174,6 +174,12 @@ class LocalBackend:
     @staticmethod
     def _terminate(pool: cf.ProcessPoolExecutor) -> None:
         processes = list((getattr(pool, "_processes", None) or {}).values())
+        call_queue = getattr(pool, "_call_queue", None)
+        if call_queue is not None:
+            # Chunks still buffered for killed workers are dropped: else the queue's feeder thread,
+            # blocked on a pipe no worker reads, is joined at interpreter exit and the process
+            # hangs after it has saved everything (seen once in CI after SIGTERM).
+            call_queue.cancel_join_thread()
         pool.shutdown(wait=False, cancel_futures=True)
         for p in processes:  # shutdown() alone would let each worker finish its chunk
             if p.is_alive():
