@@ -2,6 +2,8 @@
 
 import importlib.util
 
-# The training recipe is a torch program (the `train` extra); a plain install has no torch,
-# so its module is collected only where torch is installed (.ci/train-smoke runs it).
-collect_ignore = [] if importlib.util.find_spec("torch") else ["setgames/learn/ppo.py"]
+# The training recipe and the learning probes are torch programs (the `train` extra); a plain
+# install has no torch, so their modules are collected only where torch is installed
+# (.ci/train-smoke runs the recipe).
+collect_ignore = [] if importlib.util.find_spec("torch") else ["setgames/learn/ppo.py",
+                                                                "research/learning/probes.py"]
