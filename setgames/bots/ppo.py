@@ -37,7 +37,7 @@ __all__ = ["FORMAT", "META_KEYS", "PpoBot", "PpoPolicy", "WeightsError", "load_p
 FORMAT = 2  # the layout of a weights file; bumped when it changes (2 added the greedy prior)
 READS = (1, 2)  # the formats this library reads
 META_KEYS = ("format", "game", "version", "obs_size", "num_actions", "config", "library_version")
-PRIORS = ("none", "greedy")
+PRIORS = ("none", "greedy")  # what a policy may read besides the observation (setgames train --prior)
 
 
 class WeightsError(ValueError):

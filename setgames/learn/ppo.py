@@ -38,7 +38,7 @@ from torch import nn
 
 from setgames import registry
 from setgames.batch import make_batch
-from setgames.bots.ppo import PpoPolicy
+from setgames.bots.ppo import PRIORS, PpoPolicy
 
 __all__ = ["PHASE_OPPONENTS", "TrainConfig", "masked_logits", "parse_curriculum", "sample_actions", "train"]
 
@@ -205,7 +205,7 @@ class Agent(nn.Module):
         prior = None
         if self.actor.emb is not None and self.actor.bonus is not None:
             prior = (self.actor.emb.weight.detach().numpy().copy(), float(self.actor.bonus.detach()))
-        return PpoPolicy(layers, dict(meta, prior="greedy" if prior else "none"), prior)
+        return PpoPolicy(layers, meta, prior)
 
 
 def _library_version() -> str:
@@ -291,8 +291,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     probe = make_batch(game, 1, seed=0)
     probe.reset()
     obs_size, n_act = probe.obs_size, probe.num_actions
-    if cfg.prior not in ("none", "greedy"):
-        raise ValueError(f"prior {cfg.prior!r} is not 'none' or 'greedy'")
+    if cfg.prior not in PRIORS:
+        raise ValueError(f"prior {cfg.prior!r} is not one of {', '.join(PRIORS)}")
     use_prior = cfg.prior == "greedy"
     agent = Agent(obs_size, n_act, cfg.hidden, use_prior, cfg.prior_bonus)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)

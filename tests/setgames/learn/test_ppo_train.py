@@ -132,3 +132,10 @@ def test_a_fresh_policy_with_the_greedy_prior_plays_the_greedy_moves(tmp_path, g
             game.apply(state, a)
             moves += 1
     assert moves > 30
+
+
+def test_an_unknown_prior_is_refused_naming_the_choices(tmp_path):
+    cfg = TrainConfig(game="tethsi", steps=64, num_envs=8, rollout=8, prior="search", eval_every=0,
+                      out=str(tmp_path), progress=False)
+    with pytest.raises(ValueError, match="prior 'search' is not one of none, greedy"):
+        train(cfg)
