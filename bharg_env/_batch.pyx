@@ -36,15 +36,16 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
-                                 check_values_out, illegal_action)
+from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_redeals,
+                                 check_seed, check_values_out, illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
                                    sg_pool_new, sg_pool_run)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, bh_apply, bh_config, bh_fill_mask,
-                                bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe)
+                                bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe,
+                                bh_redeal)
 from bharg_env._greedy cimport bh_greedy
 from bharg_env.rules import Phase
 
@@ -81,6 +82,7 @@ ctypedef struct Ctx:
     long long *sample_out      # where that sample() writes (set by each call)
     float *values_out          # where greedy_returns() writes (B x n_act)
     unsigned char *value_slots # the slots it evaluates
+    int redeals                # its re-deals per slot (0: the true state)
     uint64_t *slot_seed
     uint64_t *game_seed
     uint64_t *final_seed
@@ -234,10 +236,11 @@ cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         m = bh_legal(&c.st[i], legal)
         c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
 
-cdef float _play_out(Ctx *c, Py_ssize_t i, int action) noexcept nogil:
-    """The return of slot ``i``'s seat to act after ``action`` and greedy play by all, on a copy
-    (the rewards of the rounds still to come, as the step pays them)."""
-    cdef BState t = c.st[i]
+cdef float _play_out(Ctx *c, const BState *start, int action) noexcept nogil:
+    """The return of the seat to act in ``start`` (a slot's state or a re-deal of it) after
+    ``action`` and greedy play by all, on a copy (the rewards of the rounds still to come, as
+    the step pays them)."""
+    cdef BState t = start[0]
     cdef float rew[MAXP]
     cdef int p, seat = t.seat
     for p in range(c.np):
@@ -249,20 +252,32 @@ cdef float _play_out(Ctx *c, Py_ssize_t i, int action) noexcept nogil:
 
 
 cdef void _returns_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
-    """``greedy_returns()`` of slots ``lo`` to ``hi - 1`` (a pool task)."""
+    """``greedy_returns()`` of slots ``lo`` to ``hi - 1`` (a pool task): from the true state, or
+    averaged over ``redeals`` re-deals, each shared by every action (common deals make the
+    actions' differences less noisy than their values)."""
     cdef Ctx *c = <Ctx *> arg
     cdef int legal[BH_MAX_ACTIONS]
-    cdef int k, m
+    cdef int k, m, r
     cdef Py_ssize_t i
     cdef float *row
+    cdef BState deal
     for i in range(lo, hi):
         row = c.values_out + i * c.n_act
         memset(row, 0, c.n_act * sizeof(float))
         if not c.value_slots[i] or c.status[i] != LIVE or c.st[i].phase == PH_OVER:
             continue
         m = bh_legal(&c.st[i], legal)
+        if c.redeals == 0:
+            for k in range(m):
+                row[legal[k]] = _play_out(c, &c.st[i], legal[k])
+            continue
+        for r in range(c.redeals):
+            deal = c.st[i]
+            bh_redeal(&deal, &c.cfg, deal.seat, &c.sampler[i])
+            for k in range(m):
+                row[legal[k]] += _play_out(c, &deal, legal[k])
         for k in range(m):
-            row[legal[k]] = _play_out(c, i, legal[k])
+            row[legal[k]] /= c.redeals
 
 
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -506,28 +521,37 @@ cdef class Batch:
         m = bh_legal(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
-    def greedy_returns(self, out=None, slots=None):
+    def greedy_returns(self, out=None, slots=None, redeals=0):
         """For every legal action of the seat to act in each slot: the return that seat gets
         when it plays the action and then every seat plays the compiled greedy bot to the
         game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
         shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
 
-        One play-out from the true state: the hidden cards are where the real game put
-        them, so over the positions a seat reaches the figure is an unbiased sample of
-        what the action is worth to it under greedy play (the values a one-step
-        improvement on greedy takes the best of). The bot is deterministic. ``slots`` (a bool array
-        ``(num_envs,)``) limits the work to those slots (the others get 0). Split over
-        the threads like the step.
+        ``redeals=0``: one play-out from the true state. The hidden cards are where the real
+        game put them, so over the positions a seat reaches the figure is an unbiased sample
+        of what the action is worth to it under greedy play, but one that saw the cards.
+        ``redeals=k``: the mean over ``k`` re-deals of the cards the seat has not seen
+        (``game.determinize``'s, compiled: the deck, the opponents' cards not taken from
+        the discard pile, the seed of later shuffles), each deal shared by every action:
+        what the action is worth given only what the seat knows, the value a determinized
+        search (and a one-step improvement on greedy) takes the best of.
+
+        The bot is deterministic; the re-deals are drawn from each slot's own stream
+        (``sample()``'s without a generator). ``slots`` (a bool array ``(num_envs,)``)
+        limits the work to those slots (the others get 0). Split over the threads like
+        the step.
         """
         cdef Py_ssize_t n = self.n
         if not self._seeded:
             raise ValueError("greedy_returns() before reset()")
         out = check_values_out(out, n, self.num_actions)
         mask = check_mask(slots, n)
+        cdef int k = check_redeals(redeals)
         keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
         cdef Ctx *c = &self.c
         c.values_out = <float *> cnp.PyArray_DATA(out)
         c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
+        c.redeals = k
         with nogil:
             sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
         return out

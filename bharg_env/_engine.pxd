@@ -78,6 +78,7 @@ ctypedef struct BEvents:
 
 cdef void bh_config(BConfig *cfg, object game) except *
 cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng) noexcept nogil
+cdef void bh_redeal(BState *s, const BConfig *cfg, int seat, sg_pcg64 *rng) noexcept nogil
 cdef bint bh_can_draw(const BState *s) noexcept nogil
 cdef bint bh_is_legal(const BState *s, int action) noexcept nogil
 cdef int bh_legal(const BState *s, int *out) noexcept nogil

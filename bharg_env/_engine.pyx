@@ -31,7 +31,7 @@ from libc.string cimport memcpy, memset
 cimport numpy as cnp
 
 from setgames.batch._rng cimport (sg_interval, sg_pcg64, sg_pcg64_next32_v, sg_pcg64_next64,
-                                  sg_pcg64_seed_seq)
+                                  sg_pcg64_seed_seq, sg_shuffle_schar)
 
 cnp.import_array()
 
@@ -495,6 +495,37 @@ cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng) noexcept nog
     env's game of seed ``g``): the seed of every shuffle is ``rng.integers(2**63)``, numpy's
     64-bit Lemire draw, which for a bound of 2**63 never rejects and is one draw shifted down."""
     bh_new_game_seeded(s, cfg, sg_pcg64_next64(rng) >> 1, NULL)
+
+
+cdef void bh_redeal(BState *s, const BConfig *cfg, int seat, sg_pcg64 *rng) noexcept nogil:
+    """``game.determinize(state, seat, Generator(rng))`` in place: the cards ``seat`` has not
+    seen (the deck and the opponents' cards not known to come from the discard pile) in
+    ascending id order, shuffled with ``permutation``'s swaps, dealt to the opponents in seat
+    order and the rest to the deck; then the seed of later shuffles, ``integers(2**63)``."""
+    cdef uint64_t unseen = 0, h
+    cdef signed char order[BH_MAXPILE]
+    cdef int i, p, k, m = 0, used = 0
+    for i in range(s.deck_len):
+        unseen |= 1ULL << s.deck[i]
+    for p in range(cfg.n):
+        if p != seat:
+            unseen |= s.hands[p] & ~s.known[p]
+    while unseen:
+        order[m] = __builtin_ctzll(unseen)
+        m += 1
+        unseen &= unseen - 1
+    sg_shuffle_schar(rng, order, m)
+    for p in range(cfg.n):
+        if p != seat:
+            h = s.known[p]
+            k = __builtin_popcountll(s.hands[p]) - __builtin_popcountll(s.known[p])
+            for i in range(k):
+                h |= 1ULL << order[used + i]
+            used += k
+            s.hands[p] = h
+    memcpy(s.deck, order + used, m - used)
+    s.seed = sg_pcg64_next64(rng) >> 1
+    _recode(s, cfg.n)
 
 
 cdef void bh_new_game_seeded(BState *s, const BConfig *cfg, uint64_t seed, BEvents *ev) noexcept nogil:

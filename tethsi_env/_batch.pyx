@@ -26,15 +26,16 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
-                                 check_values_out, illegal_action)
+from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_redeals,
+                                 check_seed, check_values_out, illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
                                    sg_pool_new, sg_pool_run)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tethsi_env._engine cimport (TH_MAX_ACTIONS, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
-                                 th_legal, th_n_actions, th_obs_size, th_observe, th_over, th_returns)
+                                 th_legal, th_n_actions, th_obs_size, th_observe, th_over, th_redeal,
+                                 th_returns)
 from tethsi_env._greedy cimport th_greedy
 
 cnp.import_array()
@@ -65,6 +66,7 @@ ctypedef struct Ctx:
     long long *sample_out      # where that sample() writes (set by each call)
     float *values_out          # where greedy_returns() writes (B x n_act)
     unsigned char *value_slots # the slots it evaluates
+    int redeals                # its re-deals per slot (0: the true state)
     uint64_t *slot_seed
     uint64_t *game_seed
     uint64_t *final_seed
@@ -210,9 +212,10 @@ cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         m = th_legal(&c.st[i], legal)
         c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
 
-cdef float _play_out(Ctx *c, Py_ssize_t i, int action) noexcept nogil:
-    """The return of slot ``i``'s seat to act after ``action`` and greedy play by all, on a copy."""
-    cdef TState t = c.st[i]
+cdef float _play_out(Ctx *c, Py_ssize_t i, const TState *start, int action) noexcept nogil:
+    """The return of the seat to act in ``start`` (slot ``i``'s state or a re-deal of it) after
+    ``action`` and greedy play by all, on a copy; greedy's ties from the slot's sampler stream."""
+    cdef TState t = start[0]
     cdef float ret[NP]
     cdef int seat = t.seat
     cdef int status = th_apply(&t, action)
@@ -223,20 +226,32 @@ cdef float _play_out(Ctx *c, Py_ssize_t i, int action) noexcept nogil:
 
 
 cdef void _returns_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
-    """``greedy_returns()`` of slots ``lo`` to ``hi - 1`` (a pool task)."""
+    """``greedy_returns()`` of slots ``lo`` to ``hi - 1`` (a pool task): from the true state, or
+    averaged over ``redeals`` re-deals, each shared by every action (common deals make the
+    actions' differences less noisy than their values)."""
     cdef Ctx *c = <Ctx *> arg
     cdef int legal[TH_MAX_ACTIONS]
-    cdef int k, m
+    cdef int k, m, r
     cdef Py_ssize_t i
     cdef float *row
+    cdef TState deal
     for i in range(lo, hi):
         row = c.values_out + i * c.n_act
         memset(row, 0, c.n_act * sizeof(float))
         if not c.value_slots[i] or c.status[i] != LIVE or th_over(&c.st[i]):
             continue
         m = th_legal(&c.st[i], legal)
+        if c.redeals == 0:
+            for k in range(m):
+                row[legal[k]] = _play_out(c, i, &c.st[i], legal[k])
+            continue
+        for r in range(c.redeals):
+            deal = c.st[i]
+            th_redeal(&deal, deal.seat, &c.sampler[i])
+            for k in range(m):
+                row[legal[k]] += _play_out(c, i, &deal, legal[k])
         for k in range(m):
-            row[legal[k]] = _play_out(c, i, legal[k])
+            row[legal[k]] /= c.redeals
 
 
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -478,28 +493,35 @@ cdef class Batch:
         m = th_legal(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
-    def greedy_returns(self, out=None, slots=None):
+    def greedy_returns(self, out=None, slots=None, redeals=0):
         """For every legal action of the seat to act in each slot: the return that seat gets
         when it plays the action and then every seat plays the compiled greedy bot to the
         game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
         shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
 
-        One play-out from the true state: the hidden cards are where the real game put
-        them, so over the positions a seat reaches the figure is an unbiased sample of
-        what the action is worth to it under greedy play (the values a one-step
-        improvement on greedy takes the best of). Tet Hsi's greedy ties are drawn from each slot's own stream (``sample()``'s without a generator). ``slots`` (a bool array
-        ``(num_envs,)``) limits the work to those slots (the others get 0). Split over
-        the threads like the step.
+        ``redeals=0``: one play-out from the true state. The hidden cards are where the real
+        game put them, so over the positions a seat reaches the figure is an unbiased sample
+        of what the action is worth to it under greedy play, but one that saw the cards.
+        ``redeals=k``: the mean over ``k`` re-deals of the cards the seat has not seen
+        (``game.determinize``'s, compiled), each deal shared by every action: what the
+        action is worth given only what the seat knows, the value a determinized search
+        (and a one-step improvement on greedy) takes the best of.
+
+        The re-deals and greedy's ties are drawn from each slot's own stream (``sample()``'s
+        without a generator). ``slots`` (a bool array ``(num_envs,)``) limits the work to
+        those slots (the others get 0). Split over the threads like the step.
         """
         cdef Py_ssize_t n = self.n
         if not self._seeded:
             raise ValueError("greedy_returns() before reset()")
         out = check_values_out(out, n, self.num_actions)
         mask = check_mask(slots, n)
+        cdef int k = check_redeals(redeals)
         keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
         cdef Ctx *c = &self.c
         c.values_out = <float *> cnp.PyArray_DATA(out)
         c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
+        c.redeals = k
         with nogil:
             sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
         return out

@@ -41,6 +41,7 @@ ctypedef struct TState:
     unsigned char kind_count[2][8]
 
 cdef void th_deal(TState *s, sg_pcg64 *rng, int first_player) noexcept nogil
+cdef void th_redeal(TState *s, int seat, sg_pcg64 *rng) noexcept nogil
 cdef void th_fill_mask(const TState *s, char *m) noexcept nogil
 cdef int th_legal(const TState *s, int *out) noexcept nogil
 cdef bint th_is_legal(const TState *s, int action) noexcept nogil

@@ -247,6 +247,28 @@ cdef void th_deal(TState *s, sg_pcg64 *rng, int first_player) noexcept nogil:
     th_deal_cards(s, deck, first)
 
 
+cdef void th_redeal(TState *s, int seat, sg_pcg64 *rng) noexcept nogil:
+    """``game.determinize(state, seat, Generator(rng))`` in place: the cards ``seat`` has not
+    seen (the opponent's concealed hand and the pile) in ascending id order, shuffled with
+    ``permutation``'s swaps, the first to the opponent's hand and the rest to the pile."""
+    cdef int opp = seat ^ 1
+    cdef int n = popcount64(s.concealed[opp])
+    cdef int i, m = 0
+    cdef u64 unseen = s.concealed[opp]
+    cdef signed char order[NCARDS]
+    for i in range(s.npile):
+        unseen |= 1ULL << s.pile[i]
+    while unseen:
+        order[m] = ctz64(unseen)
+        m += 1
+        unseen &= unseen - 1
+    sg_shuffle_schar(rng, order, m)
+    s.concealed[opp] = 0
+    for i in range(n):
+        s.concealed[opp] |= 1ULL << order[i]
+    memcpy(s.pile, order + n, m - n)
+
+
 cdef void th_fill_mask(const TState *s, char *m) noexcept nogil:
     """Set the legal actions' bytes of the zeroed ``N_ACTIONS`` bytes at ``m``."""
     cdef u64 c, hand, rest, ys

@@ -33,8 +33,8 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_seed,
-                                 check_values_out, illegal_action)
+from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_redeals,
+                                 check_seed, check_values_out, illegal_action)
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
                                    sg_pool_new, sg_pool_run)
@@ -525,7 +525,7 @@ cdef class Batch:
         m = _legal_list(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
-    def greedy_returns(self, out=None, slots=None):
+    def greedy_returns(self, out=None, slots=None, redeals=0):
         """For every legal action of the seat to act in each slot: the return that seat gets
         when it plays the action and then every seat plays the compiled greedy bot to the
         game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
@@ -537,10 +537,17 @@ cdef class Batch:
         improvement on greedy takes the best of). The bot is deterministic. ``slots`` (a bool array
         ``(num_envs,)``) limits the work to those slots (the others get 0). Split over
         the threads like the step.
+
+        ``redeals`` must be 0 here: Tu Sac's re-deal (``game.determinize``, which keeps
+        every player's Khap count) has no compiled twin, so this batch plays out from the
+        true state only.
         """
         cdef Py_ssize_t n = self.n
         if not self._seeded:
             raise ValueError("greedy_returns() before reset()")
+        if check_redeals(redeals):
+            raise ValueError("Tu Sac's batch plays out from the true state only (redeals=0): "
+                             "its re-deal of the hidden cards has no compiled twin")
         out = check_values_out(out, n, self.num_actions)
         mask = check_mask(slots, n)
         keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)

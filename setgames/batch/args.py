@@ -87,3 +87,14 @@ def check_values_out(out: Any, n: int, num_actions: int) -> np.ndarray:
             or not out.flags.c_contiguous or not out.flags.writeable:
         raise ValueError(f"out must be a writable C-contiguous float32 array of shape ({n}, {num_actions})")
     return out
+
+
+MAX_REDEALS = 4096  # a bound that catches a seed or a step count passed by mistake
+
+
+def check_redeals(redeals: Any) -> int:
+    """``greedy_returns``'s ``redeals``: an int from 0 (the true state) to :data:`MAX_REDEALS`."""
+    if isinstance(redeals, bool) or not isinstance(redeals, (int, np.integer)) \
+            or not 0 <= redeals <= MAX_REDEALS:
+        raise ValueError(f"redeals must be an int from 0 to {MAX_REDEALS}, got {redeals!r}")
+    return int(redeals)

@@ -68,6 +68,67 @@ def test_greedy_returns_are_the_rules_layers_greedy_play_outs(name, config):
     assert compared > 200
 
 
+REDEAL_CONFIGS = [c for c in CONFIGS if c[0] != "tusac"]
+
+
+@pytest.mark.parametrize("name, config", REDEAL_CONFIGS)
+def test_greedy_returns_over_redeals_are_the_rules_layers_determinized_play_outs(name, config):
+    """``redeals=k``: the mean over ``k`` of ``game.determinize`` (seen from the seat to act) and
+    greedy play-outs from each re-deal, every action on the same deal; the slot's sampler stream
+    draws the re-deals and Tet Hsi's ties in that order, so one generator replays both."""
+    game = registry.make_game(name, **config)
+    if batch_class(game) is None:
+        pytest.skip(f"{name} has no batched engine built")
+    n, master, k = 4, 7, 3
+    b = make_batch(game, n, seed=master)
+    b.reset()
+    bots = [greedy_class(name)(seeds.tag_seed(seeds.slot_seed(master, i), seeds.TAG_SAMPLER))
+            for i in range(n)]
+    states = [game.new_state(rng_from_seed(int(b.game_seed[i]))) for i in range(n)]
+    rng = np.random.default_rng(11)
+    actions = np.zeros(n, np.int64)
+    differed = compared = 0
+    for step in range(30):
+        got = b.greedy_returns(redeals=k)
+        for i in range(n):
+            seat = game.current_seat(states[i])
+            legal = game.legal_actions(states[i])
+            want = np.zeros(game.num_actions, np.float64)
+            for _ in range(k):
+                deal = game.determinize(states[i], seat, bots[i].rng)
+                differed += game.render(deal) != game.render(states[i])  # the whole table, hidden cards too
+                for a in legal:
+                    want[a] += _play_out(game, deal, a, bots[i])
+            np.testing.assert_allclose(got[i], want / k, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"slot {i} step {step}")
+            compared += len(legal)
+        b.sample(rng, actions)
+        b.step(actions)
+        for i in range(n):
+            game.apply(states[i], int(actions[i]))
+            if b.terminated[i] or b.truncated[i]:
+                states[i] = game.new_state(rng_from_seed(int(b.game_seed[i])))
+    assert compared > 100 and differed > k * n  # the re-deals did move hidden cards
+
+
+def test_greedy_returns_refuses_bad_redeals():
+    for name in ("tethsi", "bharg", "tusac"):
+        game = registry.make_game(name)
+        if batch_class(game) is None:
+            continue
+        b = make_batch(game, 2, seed=1)
+        b.reset()
+        for bad in (-1, 1.5, True, "3", 10**6):
+            with pytest.raises(ValueError, match="redeals must be an int from 0 to"):
+                b.greedy_returns(redeals=bad)
+    game = registry.make_game("tusac")
+    if batch_class(game) is not None:
+        b = make_batch(game, 2, seed=1)
+        b.reset()
+        with pytest.raises(ValueError, match="true state only"):
+            b.greedy_returns(redeals=2)
+
+
 def test_greedy_returns_refuses_a_bad_out_array():
     game = registry.make_game("bharg")
     if batch_class(game) is None:
