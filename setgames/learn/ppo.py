@@ -46,7 +46,8 @@ PHASE_OPPONENTS = ("random", "greedy", "self")
 SNAPSHOTS = 5  # frozen policies kept for self-play
 CURVE_FIELDS = ("update", "env_steps", "wall_s", "steps_per_s", "phase", "games", "mean_return",
                 "win_rate", "policy_loss", "value_loss", "entropy", "approx_kl",
-                "greedy_agreement", "eval_games", "eval_score", "eval_low", "eval_high")
+                "greedy_agreement", "search_agreement", "search_switch", "eval_games", "eval_score",
+                "eval_low", "eval_high")
 
 
 @dataclass
@@ -64,6 +65,15 @@ class TrainConfig:
     term raises ``sum_a pi(a) * (value_a - mean value)`` (values scaled by their
     spread in the rollout): one-step policy improvement over greedy, learned from
     the real positions, so the policy needs no look-ahead when it plays.
+
+    ``redeals`` makes those values the mean over that many re-deals of the cards
+    the seat has not seen (``greedy_returns(redeals=k)``: a determinized search's
+    root values, from what the seat knows) instead of one play-out from the true
+    state. ``distil`` weighs a cross-entropy to the search's move in those
+    positions: the best value, or greedy's move unless the best beats it by more
+    than ``switch_margin`` (distilling the search, as expert iteration does: the
+    cross-entropy keeps pulling where the policy-gradient terms vanish, on a policy
+    that gives greedy's move nearly all its probability).
     """
 
     game: str
@@ -86,6 +96,9 @@ class TrainConfig:
     prior_bonus: float = 2.0
     playouts: float = 0.0
     playout_share: float = 1.0
+    redeals: int = 0
+    distil: float = 0.0
+    switch_margin: float = 0.0
     threads: int = 1
     env_threads: int = 1
     eval_every: int = 20
@@ -294,6 +307,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.prior not in PRIORS:
         raise ValueError(f"prior {cfg.prior!r} is not one of {', '.join(PRIORS)}")
     use_prior = cfg.prior == "greedy"
+    values = bool(cfg.playouts or cfg.distil)  # the rollout takes play-out values
+    if cfg.distil and not use_prior:
+        raise ValueError("--distil needs --prior greedy (the search's move defaults to greedy's)")
     agent = Agent(obs_size, n_act, cfg.hidden, use_prior, cfg.prior_bonus)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
     meta = _meta(game, obs_size)
@@ -328,7 +344,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 s_done = np.zeros((T, B), np.float32)
                 s_valid = np.ones((T, B), bool)
                 s_greedy = np.zeros((T, B), np.int64)  # the greedy bot's move (the prior's input)
-                s_play = np.zeros((T, B, n_act) if cfg.playouts else (0, B, n_act), np.float32)
+                s_play = np.zeros((T, B, n_act) if values else (0, B, n_act), np.float32)
                 s_played = np.zeros((T, B), bool)
                 last = np.full(B, -1)
                 returns: list[float] = []
@@ -340,12 +356,12 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     if use_prior:
                         batch.greedy_actions(s_greedy[t])
                     g = torch.from_numpy(s_greedy[t]) if use_prior else None
-                    if cfg.playouts:
+                    if values:
                         chosen = (rng.random(B) < cfg.playout_share) & (batch.seat >= 0)
                         if selfplay:
                             chosen &= batch.seat == learner
                         tock = time.perf_counter()
-                        batch.greedy_returns(s_play[t], chosen)
+                        batch.greedy_returns(s_play[t], chosen, redeals=cfg.redeals)
                         playout_s += time.perf_counter() - tock
                         s_played[t] = chosen
                     env_s += time.perf_counter() - tick
@@ -388,7 +404,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 adv = _gae(s_rew, s_done, s_val, s_valid, boot, cfg.gamma, cfg.gae_lambda)
                 stats = _update(agent, opt, cfg, s_obs, s_mask, s_act, s_logp, s_val, adv, s_valid, rng,
                                 s_greedy, use_prior,
-                                (s_play, s_played) if cfg.playouts else None)
+                                (s_play, s_played) if values else None)
                 update += 1
                 wall = time.perf_counter() - start
                 row: dict[str, Any] = {
@@ -452,7 +468,7 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
     b_adv = torch.from_numpy(adv.reshape(-1)[keep])
     b_ret = b_adv + torch.from_numpy(val.reshape(-1)[keep])
     b_g = torch.from_numpy(greedy.reshape(-1)[keep])
-    b_q = b_played = None
+    b_q = b_played = b_target = None
     if playouts is not None:
         q = playouts[0].reshape(-1, playouts[0].shape[-1])[keep]
         legal = mask.reshape(-1, mask.shape[-1])[keep]
@@ -463,10 +479,12 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
         spread = float(centred[played].std()) if played.any() else 1.0
         b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
         b_played = torch.from_numpy(played)
+        if prior:
+            b_target = torch.from_numpy(search_moves(q, legal, greedy.reshape(-1)[keep], cfg.switch_margin))
     n = len(b_act)
     size = max(1, n // cfg.minibatches)
-    pl = vl = ent = kl = agree = 0.0
-    count = 0
+    pl = vl = ent = kl = agree = s_agree = s_switch = 0.0
+    count = s_count = 0
     for _ in range(cfg.epochs):
         order = torch.from_numpy(rng.permutation(n))
         for lo in range(0, n - size + 1, size):
@@ -489,6 +507,15 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
                 if bool(sel.any()):
                     gain = (logp_all.exp() * b_q[idx]).sum(-1)
                     loss = loss - cfg.playouts * gain[sel].mean()
+                if b_target is not None and bool(sel.any()):
+                    want = b_target[idx][sel]
+                    if cfg.distil:
+                        ce = -logp_all[sel].gather(1, want[:, None]).squeeze(1)
+                        loss = loss + cfg.distil * ce.mean()
+                    with torch.no_grad():
+                        s_agree += float((logp_all[sel].argmax(-1) == want).float().mean())
+                        s_switch += float((want != b_g[idx][sel]).float().mean())
+                        s_count += 1
             if prior:
                 with torch.no_grad():
                     agree += float((logp_all.argmax(-1) == b_g[idx]).float().mean())
@@ -503,7 +530,27 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
     count = max(count, 1)
     return {"policy_loss": pl / count, "value_loss": vl / count, "entropy": ent / count,
             "approx_kl": kl / count,
-            "greedy_agreement": agree / count if prior else float("nan")}
+            "greedy_agreement": agree / count if prior else float("nan"),
+            "search_agreement": s_agree / s_count if s_count else float("nan"),
+            "search_switch": s_switch / s_count if s_count else float("nan")}
+
+
+def search_moves(values: np.ndarray, legal: np.ndarray, greedy: np.ndarray, margin: float) -> np.ndarray:
+    """The move a one-step search on play-out ``values`` (rows of positions) makes: the legal
+    action of the highest value (the first on a tie), or ``greedy``'s move unless that value
+    beats greedy's by more than ``margin`` (ties, and noise within the margin, keep the base
+    policy's move, as ISMCTS's rollout mode does).
+
+    >>> v = np.array([[0.0, 0.5, 0.2], [0.3, 0.3, 0.0]], np.float32)
+    >>> search_moves(v, np.ones((2, 3), bool), np.array([2, 1]), 0.1).tolist()
+    [1, 1]
+    >>> search_moves(v, np.ones((2, 3), bool), np.array([2, 1]), 0.4).tolist()
+    [2, 1]
+    """
+    masked = np.where(legal, values, -np.inf)
+    best = masked.argmax(-1)
+    rows = np.arange(len(best))
+    return np.where(masked[rows, best] > masked[rows, greedy] + margin, best, greedy).astype(np.int64)
 
 
 def _write_card(path: Path, s: dict[str, Any]) -> None:
