@@ -73,7 +73,10 @@ class TrainConfig:
     positions: the best value, or greedy's move unless the best beats it by more
     than ``switch_margin`` (distilling the search, as expert iteration does: the
     cross-entropy keeps pulling where the policy-gradient terms vanish, on a policy
-    that gives greedy's move nearly all its probability).
+    that gives greedy's move nearly all its probability). ``distil_temp`` above 0
+    makes the target soft: ``softmax((value + switch_margin [greedy's move]) /
+    distil_temp)`` over the legal actions, which a few re-deals' noise moves less
+    than it moves their argmax.
     """
 
     game: str
@@ -99,6 +102,7 @@ class TrainConfig:
     redeals: int = 0
     distil: float = 0.0
     switch_margin: float = 0.0
+    distil_temp: float = 0.0
     threads: int = 1
     env_threads: int = 1
     eval_every: int = 20
@@ -468,7 +472,7 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
     b_adv = torch.from_numpy(adv.reshape(-1)[keep])
     b_ret = b_adv + torch.from_numpy(val.reshape(-1)[keep])
     b_g = torch.from_numpy(greedy.reshape(-1)[keep])
-    b_q = b_played = b_target = None
+    b_q = b_played = b_target = b_soft = None
     if playouts is not None:
         q = playouts[0].reshape(-1, playouts[0].shape[-1])[keep]
         legal = mask.reshape(-1, mask.shape[-1])[keep]
@@ -480,7 +484,10 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
         b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
         b_played = torch.from_numpy(played)
         if prior:
-            b_target = torch.from_numpy(search_moves(q, legal, greedy.reshape(-1)[keep], cfg.switch_margin))
+            g_keep = greedy.reshape(-1)[keep]
+            b_target = torch.from_numpy(search_moves(q, legal, g_keep, cfg.switch_margin))
+            if cfg.distil_temp > 0:
+                b_soft = torch.from_numpy(search_policy(q, legal, g_keep, cfg.switch_margin, cfg.distil_temp))
     n = len(b_act)
     size = max(1, n // cfg.minibatches)
     pl = vl = ent = kl = agree = s_agree = s_switch = 0.0
@@ -509,7 +516,10 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
                     loss = loss - cfg.playouts * gain[sel].mean()
                 if b_target is not None and bool(sel.any()):
                     want = b_target[idx][sel]
-                    if cfg.distil:
+                    if cfg.distil and b_soft is not None:
+                        ce = -(b_soft[idx][sel] * torch.where(m[sel], logp_all[sel], 0.0)).sum(-1)
+                        loss = loss + cfg.distil * ce.mean()
+                    elif cfg.distil:
                         ce = -logp_all[sel].gather(1, want[:, None]).squeeze(1)
                         loss = loss + cfg.distil * ce.mean()
                     with torch.no_grad():
@@ -551,6 +561,22 @@ def search_moves(values: np.ndarray, legal: np.ndarray, greedy: np.ndarray, marg
     best = masked.argmax(-1)
     rows = np.arange(len(best))
     return np.where(masked[rows, best] > masked[rows, greedy] + margin, best, greedy).astype(np.int64)
+
+
+def search_policy(values: np.ndarray, legal: np.ndarray, greedy: np.ndarray, margin: float,
+                  temp: float) -> np.ndarray:
+    """The soft form of :func:`search_moves`: per row, ``softmax((values + margin at greedy's
+    move) / temp)`` over the legal actions (0 elsewhere), float32.
+
+    >>> legal = np.array([[True, True, False]])
+    >>> search_policy(np.array([[0.0, 0.1, 0.0]]), legal, np.array([0]), 0.1, 0.05).round(3).tolist()
+    [[0.5, 0.5, 0.0]]
+    """
+    z = np.where(legal, values, -np.inf) / temp
+    z[np.arange(len(z)), greedy] += margin / temp
+    z -= z.max(-1, keepdims=True)
+    e = np.where(legal, np.exp(z), 0.0)
+    return (e / e.sum(-1, keepdims=True)).astype(np.float32)
 
 
 def _write_card(path: Path, s: dict[str, Any]) -> None:
