@@ -12,7 +12,16 @@ torch = pytest.importorskip("torch")
 
 from setgames.bots.ppo import PpoBot, load_policy  # noqa: E402
 from setgames.cli import main  # noqa: E402
-from setgames.learn.ppo import TrainConfig, _gae, parse_curriculum, train  # noqa: E402
+from setgames.learn.ppo import (  # noqa: E402  # noqa: E402
+    Agent,
+    TrainConfig,
+    _gae,
+    _update,
+    parse_curriculum,
+    search_moves,
+    search_policy,
+    train,
+)
 from setgames.registry import make_game  # noqa: E402
 
 
@@ -81,7 +90,10 @@ def test_the_train_command_reports_a_bad_curriculum_in_one_line(capsys, tmp_path
 @pytest.mark.parametrize("game_name, options", [
     ("tethsi", {"curriculum": "random:0.5,self"}),
     ("tethsi", {"curriculum": "greedy", "prior": "greedy", "playouts": 1.0}),  # ties from the slot streams
-    ("bharg", {"curriculum": "greedy", "prior": "greedy", "playouts": 2.0, "playout_share": 0.5})])
+    ("bharg", {"curriculum": "greedy", "prior": "greedy", "playouts": 2.0, "playout_share": 0.5}),
+    ("tethsi", {"curriculum": "greedy", "prior": "greedy", "redeals": 2, "distil": 1.0, "distil_temp": 0.1}),
+    ("bharg", {"curriculum": "greedy", "prior": "greedy", "redeals": 2, "distil": 1.0,
+               "switch_margin": 0.1})])
 def test_the_same_seed_trains_the_same_policy(tmp_path, game_name, options):
     def run(seed, name):
         cfg = TrainConfig(game=game_name, steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
@@ -139,3 +151,60 @@ def test_an_unknown_prior_is_refused_naming_the_choices(tmp_path):
                       out=str(tmp_path), progress=False)
     with pytest.raises(ValueError, match="prior 'search' is not one of none, greedy"):
         train(cfg)
+
+
+def test_distil_needs_the_greedy_prior(tmp_path):
+    cfg = TrainConfig(game="bharg", steps=64, num_envs=8, rollout=8, distil=1.0, redeals=2, eval_every=0,
+                      out=str(tmp_path), progress=False)
+    with pytest.raises(ValueError, match="--distil needs --prior greedy"):
+        train(cfg)
+
+
+def test_search_moves_take_the_best_legal_value_unless_greedy_is_within_the_margin():
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(500, 9)).astype(np.float32)
+    legal = rng.random((500, 9)) < 0.6
+    legal[np.arange(500), rng.integers(9, size=500)] = True
+    greedy = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
+    for margin in (0.0, 0.3):
+        got = search_moves(values, legal, greedy, margin)
+        for i in range(500):  # the rule, position by position
+            ids = np.flatnonzero(legal[i])
+            best = ids[np.argmax(values[i, ids])]
+            want = best if values[i, best] > values[i, greedy[i]] + margin else greedy[i]
+            assert got[i] == want
+        soft = search_policy(values, legal, greedy, margin, 1e-3)  # a cold soft target is the hard one
+        assert np.allclose(soft.sum(-1), 1) and not soft[~legal].any()
+        assert (soft.argmax(-1) == got).all()
+
+
+def test_the_distillation_term_moves_the_argmax_to_the_searchs_move():
+    """A position set where one non-greedy action is worth more: the cross-entropy alone (no
+    PPO signal: zero advantages) turns the policy's argmax from greedy's move to it."""
+    rng = np.random.default_rng(1)
+    torch.manual_seed(1)
+    T, B, n_obs, n_act = 4, 64, 12, 6
+    obs = rng.integers(0, 2, (T, B, n_obs)).astype(np.float32)
+    mask = np.ones((T, B, n_act), bool)
+    greedy = rng.integers(n_act, size=(T, B))
+    best = (greedy + 1 + (obs[..., 0] > 0)) % n_act  # depends on the observation
+    values = np.zeros((T, B, n_act), np.float32)
+    np.put_along_axis(values, best[..., None], 1.0, -1)
+    agent = Agent(n_obs, n_act, 32, prior=True, bonus=3.0)
+    opt = torch.optim.Adam(agent.parameters(), lr=3e-3)
+    cfg = TrainConfig(game="bharg", prior="greedy", distil=1.0, distil_temp=0.1, switch_margin=0.05, epochs=4,
+                      minibatches=2, ent_coef=0.0, vf_coef=0.0)
+
+    def argmax():
+        with torch.no_grad():
+            flat = torch.from_numpy(obs.reshape(-1, n_obs))
+            logits = agent.actor(flat, torch.from_numpy(greedy.reshape(-1)))
+        return logits.argmax(-1).numpy()
+
+    assert (argmax() == greedy.reshape(-1)).all()
+    zeros = np.zeros((T, B), np.float32)
+    for _ in range(30):
+        stats = _update(agent, opt, cfg, obs, mask, greedy, zeros, zeros, zeros, np.ones((T, B), bool), rng,
+                        greedy, True, (values, np.ones((T, B), bool)))
+    assert (argmax() == best.reshape(-1)).mean() > 0.95
+    assert stats["search_switch"] == 1.0 and stats["search_agreement"] > 0.95
