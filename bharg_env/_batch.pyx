@@ -46,7 +46,9 @@ from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_
 from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, bh_apply, bh_config, bh_fill_mask,
                                 bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe,
                                 bh_redeal)
-from bharg_env._greedy cimport bh_greedy
+from bharg_env._greedy cimport bh_greedy, bh_greedy_features
+
+from bharg_env.greedy import FEATURES
 from bharg_env.rules import Phase
 
 cnp.import_array()
@@ -278,6 +280,22 @@ cdef void _returns_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
                 row[legal[k]] += _play_out(c, &deal, legal[k])
         for k in range(m):
             row[legal[k]] /= c.redeals
+
+
+cdef int NF = len(FEATURES)
+
+
+cdef void _features_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``greedy_features()`` of slots ``lo`` to ``hi - 1`` (a pool task; ``values_out`` rows)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef Py_ssize_t i
+    cdef float *row
+    for i in range(lo, hi):
+        row = c.values_out + i * c.n_act * NF
+        if c.status[i] != LIVE:
+            memset(row, 0, c.n_act * NF * sizeof(float))
+        else:
+            bh_greedy_features(&c.st[i], &c.cfg, row)
 
 
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -571,6 +589,22 @@ cdef class Batch:
         c.sample_out = <long long *> cnp.PyArray_DATA(out)
         with nogil:
             sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
+        return out
+
+    def greedy_features(self, out=None):
+        """What the greedy bot weighs for each action of the seat to act in every slot
+        (:func:`bharg_env.greedy.greedy_features`, compiled): ``out[i]`` is that
+        ``(num_actions, 5)`` table flattened row-major, float32 of shape ``(num_envs,
+        num_actions * 5)``, zeros where no seat acts; no slot moves. Split over the threads.
+        """
+        cdef Py_ssize_t n = self.n
+        if not self._seeded:
+            raise ValueError("greedy_features() before reset()")
+        out = check_values_out(out, n, self.num_actions * NF)
+        cdef Ctx *c = &self.c
+        c.values_out = <float *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _features_range, c, n, CHUNK)
         return out
 
     def sample(self, rng=None, out=None):

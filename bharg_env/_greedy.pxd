@@ -4,3 +4,4 @@
 from bharg_env._engine cimport BConfig, BState
 
 cdef int bh_greedy(const BState *s, const BConfig *cfg) noexcept nogil
+cdef void bh_greedy_features(const BState *s, const BConfig *cfg, float *out) noexcept nogil

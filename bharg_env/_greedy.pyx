@@ -108,17 +108,10 @@ cdef int _best_discard(uint64_t hand, int ace, uint64_t unseen, bint ways, int *
     return best
 
 
-cdef int bh_greedy(const BState *s, const BConfig *cfg) noexcept nogil:
-    """The greedy bot's action for the seat to act in ``s`` (a game not over)."""
-    cdef int legal[BH_MAX_ACTIONS]
-    cdef int seat = s.seat, ace = s.aces[s.aces_len - 1] if s.aces_len else -1, i, key, card
-    cdef uint64_t hand = s.hands[seat], seen, all_cards = 0
-    if bh_legal(s, legal) == 1:
-        return legal[0]
-    if s.phase == DRAW_PHASE:
-        _best_discard(hand | (<uint64_t> 1) << s.discard[s.disc_len - 1], ace, 0, False, &key)
-        return TAKE_DISCARD if key > _key(hand, ace) else DRAW_DECK
-    seen = hand | s.disc_mask
+cdef inline uint64_t _unseen(const BState *s, const BConfig *cfg, int seat) noexcept nogil:
+    """:func:`bharg_env.greedy.unseen_cards`: the deck and the opponents' cards not known."""
+    cdef uint64_t seen = s.hands[seat] | s.disc_mask, all_cards = 0
+    cdef int i
     for i in range(s.aces_len):
         seen |= (<uint64_t> 1) << s.aces[i]
     for i in range(cfg.n):
@@ -126,8 +119,71 @@ cdef int bh_greedy(const BState *s, const BConfig *cfg) noexcept nogil:
             seen |= s.known[i]
     for i in range(cfg.ndeck):
         all_cards |= (<uint64_t> 1) << cfg.deck_cards[i]
-    card = _best_discard(hand, ace, all_cards & ~seen, True, &key)
+    return all_cards & ~seen
+
+
+cdef int bh_greedy(const BState *s, const BConfig *cfg) noexcept nogil:
+    """The greedy bot's action for the seat to act in ``s`` (a game not over)."""
+    cdef int legal[BH_MAX_ACTIONS]
+    cdef int seat = s.seat, ace = s.aces[s.aces_len - 1] if s.aces_len else -1, key, card
+    cdef uint64_t hand = s.hands[seat]
+    if bh_legal(s, legal) == 1:
+        return legal[0]
+    if s.phase == DRAW_PHASE:
+        _best_discard(hand | (<uint64_t> 1) << s.discard[s.disc_len - 1], ace, 0, False, &key)
+        return TAKE_DISCARD if key > _key(hand, ace) else DRAW_DECK
+    card = _best_discard(hand, ace, _unseen(s, cfg, seat), True, &key)
     return DISCARD0 + card
+
+
+cdef int NF = len(_py.FEATURES)
+assert NF == 5  # the rows bh_greedy_features writes
+
+
+cdef void bh_greedy_features(const BState *s, const BConfig *cfg, float *out) noexcept nogil:
+    """:func:`bharg_env.greedy.greedy_features` for the seat to act, into ``out``
+    (``BH_MAX_ACTIONS x 5`` floats, row-major; zeros once the game is over)."""
+    cdef int legal[BH_MAX_ACTIONS]
+    cdef int seat = s.seat, ace = s.aces[s.aces_len - 1] if s.aces_len else -1
+    cdef int m, k, a, c, key, top, bound, unbound
+    cdef bint ab
+    cdef uint64_t hand = s.hands[seat], h, unseen
+    cdef float *row
+    memset(out, 0, BH_MAX_ACTIONS * NF * sizeof(float))
+    if s.phase == OVER_PHASE:
+        return
+    m = bh_legal(s, legal)
+    if s.phase == DRAW_PHASE:
+        for k in range(m):
+            a = legal[k]
+            row = out + a * NF
+            if a == DRAW_DECK:
+                ab = bh_evaluate(hand, ace, &bound, &unbound)
+            else:
+                _best_discard(hand | (<uint64_t> 1) << s.discard[s.disc_len - 1], ace, 0, False, &key)
+                ab, unbound, bound = key >> 20, 1023 - (key >> 8 & 0xFFF), key & 0xFF
+            row[0], row[1], row[2] = ab, unbound / 10.0, bound / 8.0
+        return
+    unseen = _unseen(s, cfg, seat)
+    for k in range(m):
+        a = legal[k]
+        c = a - DISCARD0
+        row = out + a * NF
+        h = hand & ~((<uint64_t> 1) << c)
+        top = c if c < NUM_ACES else ace
+        ab = bh_evaluate(h, top, &bound, &unbound)
+        row[0], row[1], row[2] = ab, unbound / 10.0, bound / 8.0
+        row[3], row[4] = VALUE[c] / 10.0, _ways(h, top, unseen) / 10.0
+
+
+def greedy_features(Engine engine):
+    """The compiled :func:`bharg_env.greedy.greedy_features` in ``engine``'s position, shape
+    ``(num_actions, 5)``, for tests."""
+    import numpy as np
+    out = np.zeros((BH_MAX_ACTIONS, NF), np.float32)
+    cdef float[:, ::1] view = out
+    bh_greedy_features(&engine.st, &engine.cfg, &view[0, 0])
+    return out
 
 
 def greedy_action(Engine engine):

@@ -12,4 +12,6 @@ DESCRIPTOR = GameInfo(
     card_style="decktet",
     drawing="bharg_env.draw:draw",
     ppo_weights="bharg_env:weights",
+    greedy_features="bharg_env.greedy:greedy_features",
+    greedy_features_engine="bharg_env.greedy:greedy_features_engine",
 )

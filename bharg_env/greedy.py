@@ -35,7 +35,8 @@ from setgames.bots.hooks import GameHooks
 from setgames.cards import BHARG_VALUES
 from setgames.kernels.bharg import all_bound_trusted, evaluate
 
-__all__ = ["ISMCTS_HOOKS", "GreedyBhargBot", "hand_key", "rollout_action", "ways_to_bind"]
+__all__ = ["FEATURES", "ISMCTS_HOOKS", "GreedyBhargBot", "greedy_features", "greedy_features_engine",
+           "hand_key", "rollout_action", "ways_to_bind"]
 
 DRAW_DECK, TAKE_DISCARD, DISCARD0 = 0, 1, 2  # bharg_env.rules action ids (the layout's blocks)
 _DRAW_PHASE = 0  # bharg_env.rules.Phase.DRAW
@@ -151,6 +152,49 @@ class GreedyBhargBot(ExplainingBot):
 
 
 
+# ----------------------------------------------------------------- features
+# What the greedy bot weighs, per action: the ppo bot's networks read these beside the
+# observation (``setgames train --prior features``): a ReLU network does not learn the binding
+# kernel from one-hot cards (65% of greedy's moves, research/FINDINGS.md), but learns well
+# where to differ from greedy given the kernel's verdict on each move. Scaled to about [0, 1].
+FEATURES = ("all_bound", "unbound_value / 10", "bound / 8", "card_value / 10", "ways_to_bind / 10")
+
+
+def greedy_features(game: Any, state: Any, seat: int) -> np.ndarray:
+    """Per action, ``(num_actions, 5)`` float32 (:data:`FEATURES`; 0 for illegal actions or
+    when ``seat`` is not to act): in the draw phase, the hand held for *draw* and the hand
+    after taking the discard top and its best discard for *take* (all bound, unbound value,
+    bound count); in the discard phase, for each card, the hand it leaves (those three, with
+    a discarded Ace on top of the Ace Pile), its value and the ways the hand left has to
+    bind (:func:`ways_to_bind`). The compiled twin is ``bharg_env._greedy`` (batches'
+    ``greedy_features``).
+
+    >>> from bharg_env.rules import BhargGame
+    >>> game = BhargGame(); state = game.new_state(np.random.default_rng(1))
+    >>> f = greedy_features(game, state, state.seat)
+    >>> f.shape, bool(f[DRAW_DECK].any()), bool(f[DISCARD0:].any())
+    ((47, 5), True, False)
+    """
+    out = np.zeros((game.num_actions, len(FEATURES)), np.float32)
+    if game.is_over(state) or state.seat != seat:
+        return out
+    hand, ace = state.hands[seat], _ace_top(state)
+    legal = game.legal_actions(state)
+    if state.phase == _DRAW_PHASE:
+        for a in legal:
+            k = hand_key(hand, ace) if a == DRAW_DECK else _best_discard(hand | 1 << state.discard[-1], ace,
+                                                                         None)[0]
+            out[a, :3] = (k[0], -k[1] / 10, k[2] / 8)
+        return out
+    unseen = unseen_cards(game, state, seat)
+    for a in legal:
+        c = a - DISCARD0
+        h, top = _after_discard(hand, c, ace)
+        k = hand_key(h, top)
+        out[a] = (k[0], -k[1] / 10, k[2] / 8, BHARG_VALUES[c] / 10, ways_to_bind(h, top, unseen) / 10)
+    return out
+
+
 # ----------------------------------------------------------------- ISMCTS hooks
 def rollout_action(game: Any, state: Any, rng: np.random.Generator) -> int:
     """Cheap greedy policy for rollouts: take the discard top only when it wins at
@@ -198,6 +242,16 @@ def evaluate_state(game: Any, state: Any) -> list[float]:
 ISMCTS_HOOKS = GameHooks(rollout=rollout_action, prior=_greedy_prior, evaluate=evaluate_state,
                          defaults={"iterations": 40, "determinizations": 16, "max_rollout_steps": 4,
                                    "switch_z": 0.5, "rollout_determinizations": 96})
+
+def greedy_features_engine(game: Any, engine: Any, seat: int) -> np.ndarray | None:
+    """:func:`greedy_features` in the position of a compiled Bharg engine, from the compiled
+    twin; None where there is none (a build without it, or another engine)."""
+    if _compiled is None or not isinstance(engine, _Engine):
+        return None
+    if engine.current_seat() != seat:
+        return np.zeros((game.num_actions, len(FEATURES)), np.float32)
+    return _compiled.greedy_features(engine)
+
 
 try:  # the compiled copy of this player on the engine (optional, see setup.py),
     # last: bharg_env._greedy reads this module's constants

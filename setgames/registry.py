@@ -75,6 +75,12 @@ class GameInfo:
         ppo_weights: the folder of the ``ppo`` bot's trained policies (one
             ``ppo*.npz`` per configuration, :mod:`setgames.bots.ppo`), a package
             resource written ``"package:relative/folder"``, or None.
+        greedy_features: ``(game, state, seat) -> (num_actions, k) float32``, what
+            the greedy bot weighs for each action (the ``features`` prior of
+            ``setgames train``; its batch's ``greedy_features`` is the compiled
+            twin), or None.
+        greedy_features_engine: ``(game, engine, seat) -> the same table or None``,
+            from a compiled engine's position (None where it cannot), or None.
     """
 
     name: str
@@ -87,6 +93,8 @@ class GameInfo:
     card_style: str | None = None
     drawing: str | None = None
     ppo_weights: str | None = None
+    greedy_features: str | None = None
+    greedy_features_engine: str | None = None
 
 
 # name -> its GameInfo, or for a built-in game not asked for yet, its descriptor module

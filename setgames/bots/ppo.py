@@ -14,8 +14,12 @@ on the rule bot) also reads the greedy bot's move ``g`` in the position: the
 first layer adds row ``g`` of ``e0`` to its sum, and ``bonus`` is added to
 ``g``'s logit, so a fresh policy plays the greedy move and training learns
 when to play another; the bot asks the game's greedy bot (seeded from its own
-seed) for ``g``. :func:`load_policy` refuses, in one line, a file
-for another game, game version, observation size or action count.
+seed) for ``g``. A policy with the features prior (``"features"``, format 3)
+reads ``g`` the same way and, after the observation, the game's greedy
+features (its descriptor's ``greedy_features``: what the greedy bot weighs for
+each action, flattened): its first layer has ``obs_size + features`` inputs.
+:func:`load_policy` refuses, in one line, a file for another game, game version,
+observation size or action count.
 """
 
 from __future__ import annotations
@@ -34,10 +38,10 @@ from setgames.game import Game
 __all__ = ["FORMAT", "META_KEYS", "PpoBot", "PpoPolicy", "WeightsError", "load_policy", "shipped_weights",
            "weights_path"]
 
-FORMAT = 2  # the layout of a weights file; bumped when it changes (2 added the greedy prior)
-READS = (1, 2)  # the formats this library reads
+FORMAT = 3  # the layout of a weights file; bumped when it changes (2: the greedy prior; 3: features)
+READS = (1, 2, 3)  # the formats this library reads
 META_KEYS = ("format", "game", "version", "obs_size", "num_actions", "config", "library_version")
-PRIORS = ("none", "greedy")  # what a policy may read besides the observation (setgames train --prior)
+PRIORS = ("none", "greedy", "features")  # what a policy reads besides its observation (train --prior)
 
 
 class WeightsError(ValueError):
@@ -52,12 +56,15 @@ class PpoPolicy:
         meta: the file's metadata (game, version, sizes, config, library version).
         prior: with the greedy prior, ``(e0, bonus)``: ``e0`` of shape
             ``(num_actions, outputs of the first layer)``, ``bonus`` a float.
+
+    ``meta["features"]`` (0 when absent) is the length of the greedy features the
+    first layer reads after the observation.
     """
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
                  prior: tuple[np.ndarray, float] | None = None):
         self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
-        self.meta = meta
+        self.meta = dict(meta, features=int(meta.get("features", 0)))
         self.prior = None if prior is None else (np.asarray(prior[0], np.float32), float(prior[1]))
 
     @property
@@ -65,15 +72,29 @@ class PpoPolicy:
         """Whether :meth:`logits` needs the greedy bot's move."""
         return self.prior is not None
 
-    def logits(self, obs: np.ndarray, greedy: Any = None) -> np.ndarray:
+    @property
+    def needs_features(self) -> bool:
+        """Whether :meth:`logits` needs the greedy features."""
+        return self.meta["features"] > 0
+
+    def logits(self, obs: np.ndarray, greedy: Any = None, features: Any = None) -> np.ndarray:
         """Logits ``(..., num_actions)`` of observations ``(..., obs_size)`` (any numeric
         dtype); ``greedy`` (an int or int array ``(...)``) is the greedy bot's move in each,
-        needed by a policy with the greedy prior.
+        needed by a policy with the greedy prior; ``features`` (``(..., k)`` or ``(...,
+        num_actions, k)``), the greedy features, needed by one with the features prior.
 
         Raises:
-            ValueError: ``greedy`` missing for a policy that needs it.
+            ValueError: ``greedy`` or ``features`` missing for a policy that needs them.
         """
         x = np.asarray(obs, np.float32)
+        if self.needs_features:
+            if features is None:
+                raise ValueError("this policy reads the greedy features: pass features=")
+            f = np.asarray(features, np.float32).reshape(*x.shape[:-1], -1)
+            if f.shape[-1] != self.meta["features"]:
+                raise ValueError(f"this policy reads {self.meta['features']} greedy features, "
+                                 f"got {f.shape[-1]}")
+            x = np.concatenate([x, f], -1)
         if self.prior is not None:
             if greedy is None:
                 raise ValueError("this policy reads the greedy bot's move: pass greedy=")
@@ -97,6 +118,7 @@ class PpoPolicy:
         if self.prior is not None:
             arrays["e0"], arrays["bonus"] = self.prior[0], np.float32(self.prior[1])
         meta = dict(self.meta, format=FORMAT)
+        arrays["meta_features"] = np.array(meta["features"])
         for key in META_KEYS:
             value = meta[key]
             arrays[f"meta_{key}"] = np.array(json.dumps(value) if key == "config" else value)
@@ -122,6 +144,7 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
     try:
         meta = {k: files[f"meta_{k}"].item() for k in META_KEYS}
         meta["config"] = json.loads(meta["config"])
+        meta["features"] = int(files["meta_features"].item()) if "meta_features" in files else 0
         n = sum(1 for k in files if k.startswith("w"))
         layers = [(files[f"w{i}"], files[f"b{i}"]) for i in range(n)]
         prior = (files["e0"], float(files["bonus"])) if "e0" in files else None
@@ -139,8 +162,8 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
                 raise WeightsError(f"{path} was trained for {key} {meta[key]!r}, not {value!r} "
                                    f"({game.name} v{game.version}, obs {obs_size}, "
                                    f"{game.num_actions} actions)")
-    if not layers or layers[0][0].shape[0] != meta["obs_size"] or layers[-1][0].shape[1] != meta[
-            "num_actions"]:
+    inputs = meta["obs_size"] + meta["features"]
+    if not layers or layers[0][0].shape[0] != inputs or layers[-1][0].shape[1] != meta["num_actions"]:
         raise WeightsError(f"{path}: its layers do not match its own obs_size and num_actions")
     if prior is not None and prior[0].shape != (meta["num_actions"], layers[0][0].shape[1]):
         raise WeightsError(f"{path}: its greedy prior does not match its first layer and num_actions")
@@ -243,6 +266,8 @@ class PpoBot(Bot):
         self._policy: PpoPolicy | None = None
         self._greedy: Bot | None = None
         self._greedy_game: str | None = None
+        self._features: Any = None  # the game's greedy_features, for a policy that reads them
+        self._features_engine: Any = None  # and their engine route
         self._greedy_seed = _prior_seed(seed)
         self._checked: tuple[Any, ...] | None = None
         if game_name is not None:  # refuse a mismatched file when built, not at the first move
@@ -272,6 +297,12 @@ class PpoBot(Bot):
 
                 self._greedy = greedy_class(game.name)(self._greedy_seed)
                 self._greedy_game = game.name
+            self._features = self._features_engine = None
+            if self._policy.needs_features:
+                self._features = registry.part(game.name, "greedy_features")
+                self._features_engine = registry.part(game.name, "greedy_features_engine")
+                if self._features is None:
+                    raise WeightsError(f"{path} reads greedy features, which {game.name} does not offer")
         return self._policy
 
     def reset(self, seed: int | None) -> None:
@@ -285,24 +316,31 @@ class PpoBot(Bot):
         """The policy's legal action for ``seat``."""
         policy = self._load(game)
         g = self._greedy.act(game, state, seat) if self._greedy is not None else None
-        return self._choose(policy, game.observe(state, seat), game.legal_actions(state), g)
+        f = self._features(game, state, seat) if self._features is not None else None
+        return self._choose(policy, game.observe(state, seat), game.legal_actions(state), g, f)
 
     def supports_engine(self, game: Game, engine: Any) -> bool:
         """Every engine gives the observation and the legal list (the rules layer's); a
-        policy with the greedy prior also needs its greedy bot's engine route."""
+        policy with the greedy prior also needs its greedy bot's engine route, and one
+        reading the greedy features their engine route."""
         if not self._moves_as(PpoBot):
             return False
-        self._load(game)
+        if self._load(game).needs_features and (
+                self._features_engine is None
+                or self._features_engine(game, engine, engine.current_seat()) is None):
+            return False
         return self._greedy is None or self._greedy.supports_engine(game, engine)
 
     def act_engine(self, game: Game, engine: Any, seat: int) -> int:
         """:meth:`act` on the engine's observation and legal list of ``seat``."""
         policy = self._load(game)
         g = self._greedy.act_engine(game, engine, seat) if self._greedy is not None else None
-        return self._choose(policy, engine.observe(seat), engine.legal_actions(), g)
+        f = self._features_engine(game, engine, seat) if self._features_engine is not None else None
+        return self._choose(policy, engine.observe(seat), engine.legal_actions(), g, f)
 
-    def _choose(self, policy: PpoPolicy, obs: np.ndarray, legal_ids: list[int], greedy: int | None) -> int:
-        logits = policy.logits(obs, greedy)
+    def _choose(self, policy: PpoPolicy, obs: np.ndarray, legal_ids: list[int], greedy: int | None,
+                features: np.ndarray | None = None) -> int:
+        logits = policy.logits(obs, greedy, features)
         legal = np.asarray(legal_ids)
         z = logits[legal]
         if not self.sample:

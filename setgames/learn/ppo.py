@@ -58,6 +58,9 @@ class TrainConfig:
     starts the actor's logit of it ``prior_bonus`` above the others (residual
     learning on the rule bot: the policy starts near greedy and learns where to
     differ); the shipped bot then asks the greedy bot at every move.
+    ``prior="features"`` adds, after the observation, what the greedy bot weighs
+    for each action (the batch's ``greedy_features``; the game descriptor's
+    ``greedy_features`` when the bot plays).
 
     ``playouts`` weighs a second policy-gradient term over every legal action at
     once: in a share ``playout_share`` of the learner's positions the batch plays
@@ -232,10 +235,10 @@ def _library_version() -> str:
         return "unknown"
 
 
-def _meta(game: Any, obs_size: int) -> dict[str, Any]:
+def _meta(game: Any, obs_size: int, features: int = 0) -> dict[str, Any]:
     return {"game": game.name, "version": game.version, "obs_size": obs_size,
             "num_actions": game.num_actions, "config": game.config_dict(),
-            "library_version": _library_version()}
+            "library_version": _library_version(), "features": features}
 
 
 def _evaluate(cfg: TrainConfig, weights: Path, seed: int) -> dict[str, Any]:
@@ -310,14 +313,20 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     obs_size, n_act = probe.obs_size, probe.num_actions
     if cfg.prior not in PRIORS:
         raise ValueError(f"prior {cfg.prior!r} is not one of {', '.join(PRIORS)}")
-    use_prior = cfg.prior == "greedy"
+    use_prior = cfg.prior in ("greedy", "features")
+    n_feat = 0
+    if cfg.prior == "features":
+        if not hasattr(probe, "greedy_features"):
+            raise ValueError(f"{cfg.game} offers no greedy features (--prior features)")
+        n_feat = probe.greedy_features().shape[1]
     values = bool(cfg.playouts or cfg.distil)  # the rollout takes play-out values
     if cfg.distil and not use_prior:
-        raise ValueError("--distil needs --prior greedy (the search's move defaults to greedy's)")
-    agent = Agent(obs_size, n_act, cfg.hidden, use_prior, cfg.prior_bonus)
+        raise ValueError("--distil needs --prior greedy or features (the search's move defaults to greedy's)")
+    agent = Agent(obs_size + n_feat, n_act, cfg.hidden, use_prior, cfg.prior_bonus)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
-    meta = _meta(game, obs_size)
+    meta = _meta(game, obs_size, n_feat)
     B, T = cfg.num_envs, cfg.rollout
+    feat = np.zeros((B, n_feat), np.float32)  # the greedy features of the slots' positions
     n_updates = sum(max(1, n // (B * T)) for _, n in phases)
     bar = _Bar(sum(max(1, n // (B * T)) for _, n in phases) * B * T,
                sys.stderr.isatty() if cfg.progress is None else cfg.progress)
@@ -339,7 +348,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             learner = rng.integers(game.num_players, size=B).astype(np.int32)
             for _ in range(max(1, phase_steps // (B * T))):
                 frozen = snapshots[int(rng.integers(len(snapshots)))] if selfplay and snapshots else agent
-                s_obs = np.zeros((T, B, obs_size), np.float32)
+                s_obs = np.zeros((T, B, obs_size + n_feat), np.float32)
                 s_mask = np.zeros((T, B, n_act), bool)
                 s_act = np.zeros((T, B), np.int64)
                 s_logp = np.zeros((T, B), np.float32)
@@ -354,9 +363,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 returns: list[float] = []
                 cols = np.arange(B)
                 for t in range(T):
-                    obs = torch.from_numpy(batch.obs.astype(np.float32))
-                    mask = torch.from_numpy(batch.mask.astype(bool))
                     tick = time.perf_counter()
+                    obs = torch.from_numpy(_inputs(batch, feat))
+                    mask = torch.from_numpy(batch.mask.astype(bool))
                     if use_prior:
                         batch.greedy_actions(s_greedy[t])
                     g = torch.from_numpy(s_greedy[t]) if use_prior else None
@@ -401,7 +410,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 env_steps += B * T
                 with torch.no_grad():
                     g_last = torch.from_numpy(batch.greedy_actions()) if use_prior else None
-                    last_obs = torch.from_numpy(batch.obs.astype(np.float32))
+                    last_obs = torch.from_numpy(_inputs(batch, feat))
                     boot = agent.critic(last_obs, g_last).squeeze(-1).numpy()
                 if selfplay:
                     boot = np.where(batch.seat == learner, boot, 0.0)
@@ -431,7 +440,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 curve.flush()
                 rows.append(row)
                 if update % 10 == 0:
-                    snapshots = [*snapshots, _frozen_copy(agent, obs_size, n_act, cfg.hidden)][-SNAPSHOTS:]
+                    frozen_now = _frozen_copy(agent, obs_size + n_feat, n_act, cfg.hidden)
+                    snapshots = [*snapshots, frozen_now][-SNAPSHOTS:]
                 bar.show(env_steps, env_steps / wall, note)
     finally:
         curve.close()
@@ -448,6 +458,16 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     _write_card(out / "ppo.md", summary)
     _plot(rows, out / "curve.png")
     return summary
+
+
+def _inputs(batch: Any, feat: np.ndarray) -> np.ndarray:
+    """The networks' input for every slot: the observation, then (``feat`` not empty) the
+    greedy features written into ``feat``."""
+    obs = batch.obs.astype(np.float32)
+    if not feat.shape[1]:
+        return obs
+    batch.greedy_features(feat)
+    return np.concatenate([obs, feat], 1)
 
 
 def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:

@@ -39,3 +39,52 @@ def test_compiled_greedy_makes_the_python_bots_move_everywhere(config):
             a = want if rng.random() < 0.7 else legal[rng.integers(len(legal))]
             game.apply(state, a)
     assert positions > 5_000 and takes > 100, (positions, takes)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_compiled_greedy_features_are_the_python_features_everywhere(config):
+    from bharg_env.greedy import greedy_features
+
+    game = BhargGame(**config)
+    bot = GreedyBhargBot(0)
+    eng = Engine(game)
+    rng = np.random.default_rng(4)
+    positions = 0
+    for g in range(60):
+        state = game.new_state(rng_from_seed(g))
+        while not game.is_over(state):
+            seat = game.current_seat(state)
+            eng.load(state)
+            want = greedy_features(game, state, seat)
+            np.testing.assert_allclose(_greedy.greedy_features(eng), want, rtol=1e-6, err_msg=str(g))
+            positions += 1
+            legal = game.legal_actions(state)
+            a = bot.act(game, state, seat) if rng.random() < 0.7 else legal[rng.integers(len(legal))]
+            game.apply(state, a)
+    assert positions > 1_000
+
+
+def test_greedy_features_hold_the_greedy_bots_ranking():
+    """Greedy discards the card whose row ranks highest on (all bound, -unbound value, bound);
+    it takes the discard top exactly when take's row ranks above draw's."""
+    from bharg_env.greedy import DISCARD0, DRAW_DECK, TAKE_DISCARD, greedy_features
+
+    game = BhargGame()
+    bot = GreedyBhargBot(0)
+    checked = 0
+    for g in range(40):
+        state = game.new_state(rng_from_seed(g))
+        while not game.is_over(state):
+            seat = game.current_seat(state)
+            legal = game.legal_actions(state)
+            a = bot.act(game, state, seat)
+            f = greedy_features(game, state, seat)
+            rank = {x: (f[x, 0], -f[x, 1], f[x, 2]) for x in legal}
+            if len(legal) > 1 and a >= DISCARD0:
+                assert rank[a] == max(rank.values())
+                checked += 1
+            elif set(legal) == {DRAW_DECK, TAKE_DISCARD}:
+                assert (a == TAKE_DISCARD) == (rank[TAKE_DISCARD] > rank[DRAW_DECK])
+                checked += 1
+            game.apply(state, a)
+    assert checked > 500
