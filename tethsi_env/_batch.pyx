@@ -36,7 +36,9 @@ from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_
 from tethsi_env._engine cimport (TH_MAX_ACTIONS, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
                                  th_legal, th_n_actions, th_obs_size, th_observe, th_over, th_redeal,
                                  th_returns)
-from tethsi_env._greedy cimport th_greedy
+from tethsi_env._greedy cimport th_greedy, th_greedy_features
+
+from tethsi_env.greedy import FEATURE_ROWS, FEATURES
 
 cnp.import_array()
 
@@ -252,6 +254,22 @@ cdef void _returns_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
                 row[legal[k]] += _play_out(c, i, &deal, legal[k])
         for k in range(m):
             row[legal[k]] /= c.redeals
+
+
+cdef int NFEAT = FEATURE_ROWS * len(FEATURES)  # the floats of one slot's greedy features
+
+
+cdef void _features_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``greedy_features()`` of slots ``lo`` to ``hi - 1`` (a pool task; ``values_out`` rows)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef Py_ssize_t i
+    cdef float *row
+    for i in range(lo, hi):
+        row = c.values_out + i * NFEAT
+        if c.status[i] != LIVE:
+            memset(row, 0, NFEAT * sizeof(float))
+        else:
+            th_greedy_features(&c.st[i], row)
 
 
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -541,6 +559,22 @@ cdef class Batch:
         c.sample_out = <long long *> cnp.PyArray_DATA(out)
         with nogil:
             sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
+        return out
+
+    def greedy_features(self, out=None):
+        """What the greedy bot weighs for each move of the seat to act in every slot
+        (:func:`tethsi_env.greedy.greedy_features`, compiled): ``out[i]`` is that
+        ``(FEATURE_ROWS, 3)`` table flattened row-major, float32 of shape ``(num_envs,
+        FEATURE_ROWS * 3)``, zeros where no seat acts; no slot moves. Split over the threads.
+        """
+        cdef Py_ssize_t n = self.n
+        if not self._seeded:
+            raise ValueError("greedy_features() before reset()")
+        out = check_values_out(out, n, NFEAT)
+        cdef Ctx *c = &self.c
+        c.values_out = <float *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _features_range, c, n, CHUNK)
         return out
 
     def sample(self, rng=None, out=None):

@@ -15,12 +15,15 @@ of thousands of games.
 """
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.string cimport memset
 from numpy.random cimport bitgen_t
 
 from setgames.batch._rng cimport sg_bitgen_next32, sg_lemire, sg_next32_fn
 from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import PAIRS_BY_CARD
-from tethsi_env._engine cimport Engine, TState, th_legal
+from tethsi_env._engine cimport Engine, TState, th_legal, th_over
+
+from tethsi_env import greedy as _py
 from tethsi_env.layout import NOTHING, PAIR_OF_ACTION, PLAY_START, SET_START, TAKE, Phase
 
 ctypedef unsigned long long u64
@@ -187,6 +190,58 @@ cdef int th_greedy(const TState *s, sg_next32_fn next32, void *rng) noexcept nog
         return G_TAKE if v > _hand_value(hand, live) else G_NOTHING
     _best_play(hand, live, fed, &c)
     return G_PLAY_START + c
+
+
+cdef int NF = len(_py.FEATURES)
+cdef int NROWS = _py.FEATURE_ROWS
+assert NF == 3 and NROWS == 2 * NC + 2  # the table th_greedy_features writes
+
+
+cdef void th_greedy_features(const TState *s, float *out) noexcept nogil:
+    """:func:`tethsi_env.greedy.greedy_features` for the seat to act, into ``out``
+    (``FEATURE_ROWS x 3`` floats, row-major; zeros once the game is over)."""
+    cdef int seat = s.seat, opp = seat ^ 1, n, k, a, c, r
+    cdef int legal[MAXA]
+    cdef u64 hand = s.concealed[seat] | s.front[seat]
+    cdef u64 dead = hand | s.discard | s.set_cards[0] | s.set_cards[1] | s.front[opp]
+    cdef u64 live = ALL & ~dead
+    cdef u64 fed = _fed(s.front[opp]), rest
+    cdef long v, base
+    cdef bint made
+    memset(out, 0, NROWS * NF * sizeof(float))
+    if th_over(s):
+        return
+    if s.phase == G_DISCARD:
+        n = th_legal(s, legal)
+        for k in range(2):
+            a = legal[k]
+            v = _choose_value(hand, live, fed, legal[1 - k])
+            made = v >= SET_WEIGHT
+            out[a * NF] = made
+            out[a * NF + 1] = (v - SET_WEIGHT * made) / 10.0
+        return
+    if s.phase == G_CHOOSE:
+        r = s.remaining
+        out[NC * NF + 1] = _best_play(hand | (1ULL << r), live & ~(1ULL << r), fed, &c) / 10.0
+        out[(NC + 1) * NF + 1] = _hand_value(hand, live) / 10.0
+        return
+    base = _hand_value(hand, live)
+    rest = hand
+    while rest:
+        c = ctz64(rest)
+        rest &= rest - 1
+        out[(NC + 2 + c) * NF + 1] = (base - _contribution(c, hand, live)) / 10.0
+        out[(NC + 2 + c) * NF + 2] = (fed >> c) & 1
+
+
+def greedy_features(Engine engine):
+    """The compiled :func:`tethsi_env.greedy.greedy_features` in ``engine``'s position, shape
+    ``(FEATURE_ROWS, 3)``, for tests."""
+    import numpy as np
+    out = np.zeros((NROWS, NF), np.float32)
+    cdef float[:, ::1] view = out
+    th_greedy_features(&engine.st, &view[0, 0])
+    return out
 
 
 def greedy_action(Engine engine, rng):

@@ -12,4 +12,6 @@ DESCRIPTOR = GameInfo(
     card_style="decktet",
     drawing="tethsi_env.draw:draw",
     ppo_weights="tethsi_env:weights",
+    greedy_features="tethsi_env.greedy:greedy_features",
+    greedy_features_engine="tethsi_env.greedy:greedy_features_engine",
 )

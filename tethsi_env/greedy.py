@@ -33,7 +33,8 @@ from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import PAIRS_BY_CARD
 from tethsi_env.layout import NOTHING, PAIR_OF_ACTION, PLAY_START, SET_START, TAKE, Phase
 
-__all__ = ["ISMCTS_HOOKS", "GreedyTetHsiBot", "hand_value", "rollout_action"]
+__all__ = ["FEATURES", "FEATURE_ROWS", "ISMCTS_HOOKS", "GreedyTetHsiBot", "greedy_features",
+           "greedy_features_engine", "hand_value", "rollout_action"]
 
 _ALL = (1 << NUM_STANDARD) - 1
 # _COMPLETE[x][y]: bitmask of the cards z with {x, y, z} a Set (x != y).
@@ -151,6 +152,61 @@ class GreedyTetHsiBot(ExplainingBot):
         as :meth:`explain` does."""
         return _compiled.greedy_action(engine, self.rng)
 
+
+
+# ----------------------------------------------------------------- features
+# What the greedy bot weighs, per move: the ppo bot's networks read these beside the
+# observation (``setgames train --prior features``). One row per card discarded, take,
+# nothing and card played (the Set actions have none: greedy makes a Set whenever it can,
+# and 630 rows of them would triple the policy's first layer).
+FEATURES = ("makes_set", "hand_value / 10", "feeds_opponent")
+FEATURE_ROWS = 2 * NUM_STANDARD + 2  # discard 0..35, take, nothing, play 0..35
+
+
+def greedy_features(game: Any, state: Any, seat: int) -> np.ndarray:
+    """Per move, ``(FEATURE_ROWS, 3)`` float32 (:data:`FEATURES`; 0 for moves not legal or
+    when ``seat`` is not to act): for discarding a center card, the value of the best
+    choice the other card then leaves (whether it makes a Set, and the hand value after
+    it); for take, the hand value after taking and playing the best card; for nothing,
+    the hand value now; for playing a card, the hand value without it and whether it
+    completes a pair of the opponent's front. The compiled twin is ``tethsi_env._greedy``
+    (batches' ``greedy_features``).
+
+    >>> from tethsi_env.rules import TetHsiGame
+    >>> game = TetHsiGame(); state = game.new_state(np.random.default_rng(1))
+    >>> f = greedy_features(game, state, state.seat)
+    >>> f.shape, int((f[:NUM_STANDARD, 1] > 0).sum() + (f[:NUM_STANDARD, 0] > 0).sum() > 0)
+    ((74, 3), 1)
+    """
+    out = np.zeros((FEATURE_ROWS, len(FEATURES)), np.float32)
+    if game.is_over(state) or state.seat != seat:
+        return out
+    legal = game.legal_actions(state)
+    hand, live, opp_front = _views(state, seat)
+    if state.phase == _DISCARD:
+        for a, other in ((legal[0], legal[1]), (legal[1], legal[0])):
+            v = _choose_value(hand, live, opp_front, other)
+            made = v >= _SET_WEIGHT
+            out[a] = (made, (v - _SET_WEIGHT * made) / 10, 0)
+        return out
+    if state.phase == _CHOOSE:
+        r = state.remaining
+        out[NUM_STANDARD, 1] = _best_play(hand | 1 << r, live & ~(1 << r), opp_front)[0] / 10
+        out[NUM_STANDARD + 1, 1] = hand_value(hand, live) / 10
+        return out
+    for c in bit_list(hand):
+        out[NUM_STANDARD + 2 + c] = (0, hand_value(hand & ~(1 << c), live) / 10, _feeds(c, opp_front))
+    return out
+
+
+def greedy_features_engine(game: Any, engine: Any, seat: int) -> np.ndarray | None:
+    """:func:`greedy_features` in the position of a compiled Tet Hsi engine, from the compiled
+    twin; None where there is none (a build without it, or another engine)."""
+    if _compiled is None or not isinstance(engine, _Engine):
+        return None
+    if engine.current_seat() != seat:
+        return np.zeros((FEATURE_ROWS, len(FEATURES)), np.float32)
+    return _compiled.greedy_features(engine)
 
 
 ROLLOUT_EPSILON = 0.0  # share of rollout moves played at random, so rollouts explore

@@ -58,3 +58,58 @@ def test_compiled_greedy_refuses_a_finished_game():
     eng.load(state)
     with pytest.raises(ValueError, match="over"):
         _greedy.greedy_action(eng, np.random.default_rng(0))
+
+
+def test_compiled_greedy_features_are_the_python_features_everywhere():
+    from tethsi_env.greedy import GreedyTetHsiBot, greedy_features
+
+    game = TetHsiGame()
+    bot = GreedyTetHsiBot(0)
+    eng = Engine(game)
+    rng = np.random.default_rng(4)
+    positions = 0
+    for g in range(150):
+        state = game.new_state(rng_from_seed(g))
+        while not game.is_over(state):
+            seat = game.current_seat(state)
+            eng.load(state)
+            want = greedy_features(game, state, seat)
+            np.testing.assert_allclose(_greedy.greedy_features(eng), want, rtol=1e-6, err_msg=str(g))
+            positions += 1
+            legal = game.legal_actions(state)
+            a = bot.act(game, state, seat) if rng.random() < 0.7 else legal[rng.integers(len(legal))]
+            game.apply(state, a)
+    assert positions > 1_000
+
+
+def test_greedy_features_hold_the_greedy_bots_choice():
+    """Greedy plays the card whose row is best on hand value less the feeding penalty, takes
+    exactly when take's row beats nothing's (no Set legal), and keeps the center card whose
+    discard row ranks higher (a Set first), except on exact ties."""
+    from tethsi_env.greedy import GreedyTetHsiBot, greedy_features
+    from tethsi_env.layout import NOTHING, PLAY_START, SET_START, TAKE
+
+    game = TetHsiGame()
+    bot = GreedyTetHsiBot(0)
+    checked = 0
+    for g in range(80):
+        state = game.new_state(rng_from_seed(g))
+        while not game.is_over(state):
+            seat = game.current_seat(state)
+            legal = game.legal_actions(state)
+            a = bot.act(game, state, seat)
+            f = greedy_features(game, state, seat)
+            if a >= PLAY_START:
+                score = {x: f[x - PLAY_START + 38, 1] * 10 - 3 * f[x - PLAY_START + 38, 2] for x in legal}
+                assert score[a] == max(score.values())
+                checked += 1
+            elif a in (TAKE, NOTHING) and not any(SET_START <= x < PLAY_START for x in legal):
+                assert (a == TAKE) == (f[36, 1] > f[37, 1])
+                checked += 1
+            elif a < 36:
+                rank = {x: (f[x, 0], f[x, 1]) for x in legal}
+                if rank[legal[0]] != rank[legal[1]]:
+                    assert rank[a] == max(rank.values())
+                    checked += 1
+            game.apply(state, a)
+    assert checked > 500
