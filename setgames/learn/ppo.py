@@ -608,8 +608,16 @@ def _write_card(path: Path, s: dict[str, Any]) -> None:
     opts = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in c.items()
                     if k not in ("game", "out", "config", "progress"))
     opts += "".join(f" --config {k}={v}" for k, v in c["config"].items())
-    prior = (", reading the greedy bot's move (an embedding in the first layer and a logit bonus, "
-             "residual learning on the rule bot)" if c.get("prior") == "greedy" else "")
+    n_feat = s["meta"].get("features", 0)
+    prior = ""
+    if c.get("prior") in ("greedy", "features"):
+        prior = (", reading the greedy bot's move (an embedding in the first layer and a logit bonus, "
+                 "residual learning on the rule bot)")
+    if n_feat:
+        prior += f" and, after the observation, the {n_feat} greedy features (what greedy weighs per move)"
+    if c.get("distil"):
+        prior += (f"; trained to play a one-step search's move (every legal move played out by greedy "
+                  f"over {c.get('redeals', 0)} re-deals of the unseen cards)")
     path.write_text(f"""# ppo policy: {registry.game_title(c['game'])}
 
 - training command: `setgames train {c['game']} {opts}`
@@ -622,7 +630,7 @@ including the network, on {os.cpu_count()} cores ({platform.processor() or platf
 - library version: {s['meta']['library_version']}; game version: {s['meta']['version']}; \
 config: {json.dumps(s['meta']['config'])}
 - observation size: {s['obs_size']}; actions: {s['num_actions']}; policy: ReLU MLP \
-{s['obs_size']}-{c['hidden']}-{c['hidden']}-{s['num_actions']}{prior} (numpy inference, \
+{s['obs_size'] + n_feat}-{c['hidden']}-{c['hidden']}-{s['num_actions']}{prior} (numpy inference, \
 {s['weights_bytes']:,} bytes)
 - arena vs greedy at the end of training (duplicate deals, seed {c['seed'] + 7}): {score}
 """)

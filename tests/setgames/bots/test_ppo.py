@@ -241,3 +241,57 @@ def test_a_file_for_another_configuration_plays_that_configuration_only(tmp_path
     assert bot.act(three, state, three.current_seat(state)) in three.legal_actions(state)
     with pytest.raises(WeightsError, match="bharg"):
         make_bot("ppo", "tethsi", 0, weights=str(path))
+
+
+@pytest.mark.parametrize("game_name, config", [("tethsi", {}), ("bharg", {"num_players": 2}),
+                                               ("bharg", {"num_players": 3})])
+def test_a_features_policy_equals_the_torch_network_and_reads_the_games_features(game_name, config, tmp_path):
+    """The features prior: the first layer reads the observation then the greedy features; the
+    bot computes them on the rules layer and on the engine (the compiled twin), alike."""
+    torch = pytest.importorskip("torch")
+    from setgames import registry
+    from setgames.bots.registry import greedy_class
+    from setgames.learn.ppo import Agent
+
+    game = make_game(game_name, **config)
+    features = registry.part(game_name, "greedy_features")
+    state = game.new_state(rng_from_seed(8))
+    n_feat = features(game, state, game.current_seat(state)).size
+    obs_size = game.observe(state, game.current_seat(state)).size
+    torch.manual_seed(1)
+    agent = Agent(obs_size + n_feat, game.num_actions, 16, prior=True)
+    for p in agent.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    meta = dict(_meta(game), features=n_feat)
+    path = agent.policy(meta).save(tmp_path / "f.npz")
+    policy = load_policy(path, game)
+    assert policy.needs_features and policy.meta["features"] == n_feat
+    bot, twin = PpoBot(3, weights=str(path)), PpoBot(3, weights=str(path))
+    reference = greedy_class(game_name)(_prior_seed(3))
+    engines = pytest.importorskip(f"{game_name}_env._engine")
+    engine = engines.Engine(game)
+    engine.load(state)
+    assert twin.supports_engine(game, engine)
+    moves = 0
+    while not game.is_over(state) and moves < 200:
+        seat = game.current_seat(state)
+        obs = game.observe(state, seat)
+        f = features(game, state, seat)
+        g = reference.act(game, state, seat)
+        with torch.no_grad():
+            x = torch.from_numpy(np.concatenate([obs, f.ravel()]).astype(np.float32))[None]
+            want = agent.actor(x, torch.tensor([g]))[0].numpy()
+        np.testing.assert_allclose(policy.logits(obs, g, f), want, rtol=1e-4, atol=1e-4)
+        legal = game.legal_actions(state)
+        a = bot.act(game, state, seat)
+        assert a == legal[int(np.argmax(want[legal]))]
+        engine.load(state)
+        assert twin.act_engine(game, engine, seat) == a  # the compiled features, the same move
+        game.apply(state, a)
+        moves += 1
+    assert moves > 10
+    with pytest.raises(ValueError, match="greedy features"):
+        policy.logits(obs, 0)
+    with pytest.raises(ValueError, match=f"reads {n_feat} greedy features"):
+        policy.logits(obs, 0, np.zeros(n_feat + 1, np.float32))
+
