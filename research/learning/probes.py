@@ -6,9 +6,16 @@
 (``Batch.greedy_returns``) into a policy with the greedy prior, report the
 held-out play-out value of its argmax against greedy's, and play it against
 greedy in the arena.
+``distil``: the search's values (``greedy_returns(redeals=k)``, twice: one estimate
+for the targets, an independent one to score with) distilled into a policy with
+the greedy prior by the soft cross-entropy of ``setgames train --distil``, with or
+without the greedy features; reports the held-out gain per decision (value of the
+policy's argmax minus greedy's, on the second estimate) against the search's own.
 
     python -m research.learning.probes imitation bharg --steps 300
     python -m research.learning.probes playouts bharg --config num_players=2 --config reward=win
+    python -m research.learning.probes distil bharg --config num_players=2 --config reward=win \
+        --steps 600 --redeals 32 --features
 """
 
 from __future__ import annotations
@@ -26,22 +33,27 @@ from torch import nn
 from setgames import registry
 from setgames.arena import ArenaGame, BotSpec, run_arena
 from setgames.batch import make_batch
-from setgames.learn.ppo import Agent, masked_logits
+from setgames.learn.ppo import Agent, masked_logits, search_moves, search_policy
 
 
-def positions(game: Any, steps: int, explore: float, seed: int, values: bool) -> dict[str, np.ndarray]:
+def positions(game: Any, steps: int, explore: float, seed: int, values: bool, redeals: int = 0,
+              features: bool = False) -> dict[str, np.ndarray]:
     """Positions of the learner's seat in greedy play against greedy (a share ``explore``
-    of the moves random): observations, masks, greedy's moves and, with ``values``,
-    every legal action's greedy play-out value."""
+    of the moves random): observations (then, with ``features``, the greedy features),
+    masks, greedy's moves and, with ``values``, every legal action's greedy play-out
+    value (over ``redeals`` re-deals, and a second independent estimate ``values2``)."""
     b = make_batch(game, 256, seed=seed, opponents="greedy", learner_seat="rotate")
     b.reset()
     rng = np.random.default_rng(seed)
-    out: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "greedy": [], "values": []}
+    out: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "greedy": [], "values": [], "values2": []}
     for _ in range(steps):
         g = b.greedy_actions()
         if values:
-            out["values"].append(b.greedy_returns())
-        out["obs"].append(b.obs.astype(np.float32))
+            out["values"].append(b.greedy_returns(redeals=redeals))
+            if redeals:
+                out["values2"].append(b.greedy_returns(redeals=redeals))
+        obs = b.obs.astype(np.float32)
+        out["obs"].append(np.concatenate([obs, b.greedy_features()], 1) if features else obs)
         out["mask"].append(b.mask.astype(bool))
         out["greedy"].append(g)
         b.step(np.where(rng.random(b.num_envs) < explore, b.sample(rng), g))
@@ -110,10 +122,43 @@ def playouts(game: Any, steps: int, hidden: int, epochs: int, bonus: float, game
             "arena_vs_greedy": pair["score_a"], "arena_ci": pair["score_a_ci"], "arena_games": pair["games"]}
 
 
+def distil(game: Any, steps: int, hidden: int, epochs: int, bonus: float, redeals: int, features: bool,
+           temp: float, margin: float) -> dict[str, Any]:
+    """Held-out gain per decision of the distilled policy and of the search it learns from."""
+    data = positions(game, steps, 0.1, 13, values=True, redeals=redeals, features=features)
+    mask, v1, v2, g = data["mask"], data["values"], data["values2"], data["greedy"]
+    n_train = int(len(g) * 0.8)
+    held = slice(n_train, None)
+    rows = np.arange(len(g) - n_train)
+
+    def gain(moves: np.ndarray) -> float:
+        return float((v2[held][rows, moves] - v2[held][rows, g[held]]).mean())
+
+    search = search_moves(v1[held], mask[held], g[held], margin)
+    target = torch.from_numpy(search_policy(v1, mask, g, margin, temp))
+    obs, mask_t, g_t = torch.from_numpy(data["obs"]), torch.from_numpy(mask), torch.from_numpy(g)
+    agent = Agent(obs.shape[1], mask.shape[1], hidden, prior=True, bonus=bonus)
+    opt = torch.optim.Adam(agent.actor.parameters(), lr=1e-3)
+    by_epoch = []
+    for _ in range(epochs):
+        for idx in torch.randperm(n_train).split(1024):
+            logp = torch.log_softmax(masked_logits(agent.actor(obs[idx], g_t[idx]), mask_t[idx]), -1)
+            loss = -(target[idx] * torch.where(mask_t[idx], logp, 0.0)).sum(-1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            a = masked_logits(agent.actor(obs[held], g_t[held]), mask_t[held]).argmax(1).numpy()
+        by_epoch.append(round(gain(a), 4))
+    return {"positions": len(g), "search_gain": round(gain(search), 4),
+            "search_switch": round(float((search != g[held]).mean()), 3),
+            "policy_gain_by_epoch": by_epoch, "policy_switch": round(float((a != g[held]).mean()), 3)}
+
+
 def main() -> None:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("probe", choices=("imitation", "playouts"))
+    p.add_argument("probe", choices=("imitation", "playouts", "distil"))
     p.add_argument("game")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--steps", type=int, default=300, help="batch steps of 256 positions")
@@ -121,6 +166,10 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--bonus", type=float, default=3.0)
     p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--redeals", type=int, default=32)
+    p.add_argument("--features", action="store_true", help="the networks read the greedy features")
+    p.add_argument("--temp", type=float, default=0.05)
+    p.add_argument("--margin", type=float, default=0.0)
     args = p.parse_args()
     config = {k: int(v) if v.isdigit() else v for k, v in (kv.split("=", 1) for kv in args.config)}
     torch.set_num_threads(1)
@@ -130,8 +179,11 @@ def main() -> None:
     if args.probe == "imitation":
         print({"held_out_accuracy_by_epoch": [round(x, 3) for x in imitation(game, args.steps, args.hidden,
                                                                                args.epochs)]})
-    else:
+    elif args.probe == "playouts":
         print(playouts(game, args.steps, args.hidden, args.epochs, args.bonus, args.games))
+    else:
+        print(distil(game, args.steps, args.hidden, args.epochs, args.bonus, args.redeals, args.features,
+                     args.temp, args.margin))
     print(f"{time.perf_counter() - start:.0f} s")
 
 

@@ -93,7 +93,10 @@ def test_the_train_command_reports_a_bad_curriculum_in_one_line(capsys, tmp_path
     ("bharg", {"curriculum": "greedy", "prior": "greedy", "playouts": 2.0, "playout_share": 0.5}),
     ("tethsi", {"curriculum": "greedy", "prior": "greedy", "redeals": 2, "distil": 1.0, "distil_temp": 0.1}),
     ("bharg", {"curriculum": "greedy", "prior": "greedy", "redeals": 2, "distil": 1.0,
-               "switch_margin": 0.1})])
+               "switch_margin": 0.1}),
+    ("bharg", {"curriculum": "greedy", "prior": "features", "redeals": 2, "distil": 1.0, "distil_temp": 0.05,
+               "config": {"num_players": 3}}),
+    ("tethsi", {"curriculum": "greedy", "prior": "features", "redeals": 2, "distil": 1.0})])
 def test_the_same_seed_trains_the_same_policy(tmp_path, game_name, options):
     def run(seed, name):
         cfg = TrainConfig(game=game_name, steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
@@ -116,20 +119,22 @@ def test_the_command_line_defaults_are_the_recipe_defaults():
     assert _defaults() == fields
 
 
-@pytest.mark.parametrize("game_name, config", [("bharg", {"num_players": 3}), ("tusac", {"num_players": 2}),
-                                               ("tethsi", {})])
-def test_a_fresh_policy_with_the_greedy_prior_plays_the_greedy_moves(tmp_path, game_name, config):
+@pytest.mark.parametrize("game_name, config, prior", [
+    ("bharg", {"num_players": 3}, "greedy"), ("tusac", {"num_players": 2}, "greedy"),
+    ("tethsi", {}, "greedy"), ("bharg", {"num_players": 2}, "features"), ("tethsi", {}, "features")])
+def test_a_fresh_policy_with_the_greedy_prior_plays_the_greedy_moves(tmp_path, game_name, config, prior):
     from setgames.bots.registry import greedy_class
     from setgames.game import rng_from_seed
 
     # lr 0: the shipped policy is the initial one (zero embedding, near-zero last layer, the bonus)
     cfg = TrainConfig(game=game_name, config=config, steps=32 * 8, num_envs=32, rollout=8, hidden=16,
-                      curriculum="greedy", prior="greedy", lr=0.0, eval_every=0, out=str(tmp_path),
+                      curriculum="greedy", prior=prior, lr=0.0, eval_every=0, out=str(tmp_path),
                       progress=False)
     train(cfg)
     game = make_game(game_name, **config)
     policy = load_policy(tmp_path / "ppo.npz", game)
     assert policy.needs_greedy and policy.meta["config"] == game.config_dict()
+    assert policy.needs_features == (prior == "features")
     bot = PpoBot(0, weights=str(tmp_path / "ppo.npz"))
     moves = 0
     for seed in range(3):
