@@ -30,6 +30,7 @@ __all__ = [
     "global_rng_untouched",
     "play_env_randomly",
     "play_random_game",
+    "walk_positions",
 ]
 
 
@@ -47,6 +48,25 @@ def play_random_game(game: Game, seed: int, policy_seed: int | None = None,
         if len(actions) > max_steps:
             raise AssertionError(f"seed {seed}: no end after {max_steps} steps")
     return state, actions
+
+
+def walk_positions(game: Game, bot: Any, games: int, seed: int, bot_share: float = 0.7):
+    """Every position of ``games`` games (seeds 0, 1, ...) in which ``bot`` plays a share
+    ``bot_share`` of the moves and a uniform random legal move the rest (games like the
+    bot's, with variety): yields ``(game_index, state, seat)`` before each move, then plays
+    it (the caller must not move ``state``)."""
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        state = game.new_state(rng_from_seed(g))
+        while not game.is_over(state):
+            seat = game.current_seat(state)
+            yield g, state, seat
+            legal = game.legal_actions(state)
+            if rng.random() < bot_share:
+                a = bot.act(game, state, seat)
+            else:
+                a = legal[int(rng.integers(len(legal)))]
+            game.apply(state, a)
 
 
 def game_fingerprint(game: Game, seed: int) -> str:

@@ -44,23 +44,16 @@ def test_compiled_greedy_makes_the_python_bots_move_everywhere(config):
 @pytest.mark.parametrize("config", CONFIGS)
 def test_compiled_greedy_features_are_the_python_features_everywhere(config):
     from bharg_env.greedy import greedy_features
+    from setgames.testing import walk_positions
 
     game = BhargGame(**config)
-    bot = GreedyBhargBot(0)
     eng = Engine(game)
-    rng = np.random.default_rng(4)
     positions = 0
-    for g in range(60):
-        state = game.new_state(rng_from_seed(g))
-        while not game.is_over(state):
-            seat = game.current_seat(state)
-            eng.load(state)
-            want = greedy_features(game, state, seat)
-            np.testing.assert_allclose(_greedy.greedy_features(eng), want, rtol=1e-6, err_msg=str(g))
-            positions += 1
-            legal = game.legal_actions(state)
-            a = bot.act(game, state, seat) if rng.random() < 0.7 else legal[rng.integers(len(legal))]
-            game.apply(state, a)
+    for g, state, seat in walk_positions(game, GreedyBhargBot(0), 60, seed=4):
+        eng.load(state)
+        want = greedy_features(game, state, seat)
+        np.testing.assert_allclose(_greedy.greedy_features(eng), want, rtol=1e-6, err_msg=str(g))
+        positions += 1
     assert positions > 1_000
 
 

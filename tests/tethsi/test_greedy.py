@@ -61,24 +61,17 @@ def test_compiled_greedy_refuses_a_finished_game():
 
 
 def test_compiled_greedy_features_are_the_python_features_everywhere():
+    from setgames.testing import walk_positions
     from tethsi_env.greedy import GreedyTetHsiBot, greedy_features
 
     game = TetHsiGame()
-    bot = GreedyTetHsiBot(0)
     eng = Engine(game)
-    rng = np.random.default_rng(4)
     positions = 0
-    for g in range(150):
-        state = game.new_state(rng_from_seed(g))
-        while not game.is_over(state):
-            seat = game.current_seat(state)
-            eng.load(state)
-            want = greedy_features(game, state, seat)
-            np.testing.assert_allclose(_greedy.greedy_features(eng), want, rtol=1e-6, err_msg=str(g))
-            positions += 1
-            legal = game.legal_actions(state)
-            a = bot.act(game, state, seat) if rng.random() < 0.7 else legal[rng.integers(len(legal))]
-            game.apply(state, a)
+    for g, state, seat in walk_positions(game, GreedyTetHsiBot(0), 150, seed=4):
+        eng.load(state)
+        want = greedy_features(game, state, seat)
+        np.testing.assert_allclose(_greedy.greedy_features(eng), want, rtol=1e-6, err_msg=str(g))
+        positions += 1
     assert positions > 1_000
 
 

@@ -19,3 +19,23 @@ def check_greedy_actions(b, twins, experts):
             continue
         assert got[i] == experts[i].act(e.game, e.game_state, e._seat_of[e.agent_selection]), i
     return got
+
+
+def rules_twins(game, b):
+    """Each slot's game as a rules-layer state, dealt from the slot's game seed."""
+    from setgames.game import rng_from_seed
+
+    return [game.new_state(rng_from_seed(int(b.game_seed[i]))) for i in range(b.num_envs)]
+
+
+def step_with_twins(game, b, states, rng, actions):
+    """One step of ``b`` with uniform random legal moves drawn from ``rng`` (into ``actions``),
+    played on the twin states too; a slot whose game ended gets the twin of its next deal."""
+    from setgames.game import rng_from_seed
+
+    b.sample(rng, actions)
+    b.step(actions)
+    for i in range(b.num_envs):
+        game.apply(states[i], int(actions[i]))
+        if b.terminated[i] or b.truncated[i]:
+            states[i] = game.new_state(rng_from_seed(int(b.game_seed[i])))

@@ -8,7 +8,7 @@ import pytest
 
 from setgames import registry
 from setgames.batch import batch_class, make_batch
-from setgames.game import rng_from_seed
+from tests.setgames.batch.lockstep import rules_twins, step_with_twins
 
 CONFIGS = [("tethsi", {}), ("bharg", {"num_players": 2}), ("bharg", {"num_players": 3})]
 
@@ -22,7 +22,7 @@ def test_batch_greedy_features_are_the_python_features(name, config):
     n = 8
     b = make_batch(game, n, seed=21)
     b.reset()
-    states = [game.new_state(rng_from_seed(int(b.game_seed[i]))) for i in range(n)]
+    states = rules_twins(game, b)
     size = features(game, states[0], game.current_seat(states[0])).size
     rng = np.random.default_rng(2)
     actions = np.zeros(n, np.int64)
@@ -34,12 +34,7 @@ def test_batch_greedy_features_are_the_python_features(name, config):
             want = features(game, states[i], game.current_seat(states[i]))
             np.testing.assert_allclose(out[i].reshape(want.shape), want, rtol=1e-6, err_msg=f"{i} {step}")
             nonzero += bool(want.any())
-        b.sample(rng, actions)
-        b.step(actions)
-        for i in range(n):
-            game.apply(states[i], int(actions[i]))
-            if b.terminated[i] or b.truncated[i]:
-                states[i] = game.new_state(rng_from_seed(int(b.game_seed[i])))
+        step_with_twins(game, b, states, rng, actions)
     assert nonzero > 600
 
 

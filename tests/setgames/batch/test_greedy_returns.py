@@ -9,7 +9,7 @@ import pytest
 from setgames import registry
 from setgames.batch import batch_class, make_batch, seeds
 from setgames.bots.registry import greedy_class
-from setgames.game import rng_from_seed
+from tests.setgames.batch.lockstep import rules_twins, step_with_twins
 
 CONFIGS = [("tethsi", {}), ("bharg", {"num_players": 2}), ("bharg", {"num_players": 3}),
            ("tusac", {"num_players": 2}), ("tusac", {"num_players": 3}), ("tusac", {"num_players": 4})]
@@ -42,7 +42,7 @@ def test_greedy_returns_are_the_rules_layers_greedy_play_outs(name, config):
     # seeded alike, plays every play-out of that slot in the same order.
     bots = [greedy_class(name)(seeds.tag_seed(seeds.slot_seed(master, i), seeds.TAG_SAMPLER))
             for i in range(n)]
-    states = [game.new_state(rng_from_seed(int(b.game_seed[i]))) for i in range(n)]
+    states = rules_twins(game, b)
     rng = np.random.default_rng(5)
     actions = np.zeros(n, np.int64)
     compared = 0
@@ -59,12 +59,7 @@ def test_greedy_returns_are_the_rules_layers_greedy_play_outs(name, config):
                 want[a] = _play_out(game, states[i], a, bots[i])
             np.testing.assert_allclose(got[i], want, rtol=1e-6, err_msg=f"slot {i} step {step}")
             compared += len(legal)
-        b.sample(rng, actions)
-        b.step(actions)
-        for i in range(n):
-            game.apply(states[i], int(actions[i]))
-            if b.terminated[i] or b.truncated[i]:
-                states[i] = game.new_state(rng_from_seed(int(b.game_seed[i])))
+        step_with_twins(game, b, states, rng, actions)
     assert compared > 200
 
 
@@ -84,7 +79,7 @@ def test_greedy_returns_over_redeals_are_the_rules_layers_determinized_play_outs
     b.reset()
     bots = [greedy_class(name)(seeds.tag_seed(seeds.slot_seed(master, i), seeds.TAG_SAMPLER))
             for i in range(n)]
-    states = [game.new_state(rng_from_seed(int(b.game_seed[i]))) for i in range(n)]
+    states = rules_twins(game, b)
     rng = np.random.default_rng(11)
     actions = np.zeros(n, np.int64)
     differed = compared = 0
@@ -102,12 +97,7 @@ def test_greedy_returns_over_redeals_are_the_rules_layers_determinized_play_outs
             np.testing.assert_allclose(got[i], want / k, rtol=1e-5, atol=1e-6,
                                        err_msg=f"slot {i} step {step}")
             compared += len(legal)
-        b.sample(rng, actions)
-        b.step(actions)
-        for i in range(n):
-            game.apply(states[i], int(actions[i]))
-            if b.terminated[i] or b.truncated[i]:
-                states[i] = game.new_state(rng_from_seed(int(b.game_seed[i])))
+        step_with_twins(game, b, states, rng, actions)
     assert compared > 100 and differed > k * n  # the re-deals did move hidden cards
 
 
