@@ -41,22 +41,6 @@ def test_compiled_greedy_makes_the_python_bots_move_everywhere(config):
     assert positions > 5_000 and takes > 100, (positions, takes)
 
 
-@pytest.mark.parametrize("config", CONFIGS)
-def test_compiled_greedy_features_are_the_python_features_everywhere(config):
-    from bharg_env.greedy import greedy_features
-    from setgames.testing import walk_positions
-
-    game = BhargGame(**config)
-    eng = Engine(game)
-    positions = 0
-    for g, state, seat in walk_positions(game, GreedyBhargBot(0), 60, seed=4):
-        eng.load(state)
-        want = greedy_features(game, state, seat)
-        np.testing.assert_allclose(_greedy.greedy_features(eng), want, rtol=1e-6, err_msg=str(g))
-        positions += 1
-    assert positions > 1_000
-
-
 def test_greedy_features_hold_the_greedy_bots_ranking():
     """Greedy discards the card whose row ranks highest on (all bound, -unbound value, bound);
     it takes the discard top exactly when take's row ranks above draw's."""
