@@ -45,23 +45,20 @@ def test_greedy_features_hold_the_greedy_bots_ranking():
     """Greedy discards the card whose row ranks highest on (all bound, -unbound value, bound);
     it takes the discard top exactly when take's row ranks above draw's."""
     from bharg_env.greedy import DISCARD0, DRAW_DECK, TAKE_DISCARD, greedy_features
+    from setgames.testing import walk_positions
 
     game = BhargGame()
     bot = GreedyBhargBot(0)
     checked = 0
-    for g in range(40):
-        state = game.new_state(rng_from_seed(g))
-        while not game.is_over(state):
-            seat = game.current_seat(state)
-            legal = game.legal_actions(state)
-            a = bot.act(game, state, seat)
-            f = greedy_features(game, state, seat)
-            rank = {x: (f[x, 0], -f[x, 1], f[x, 2]) for x in legal}
-            if len(legal) > 1 and a >= DISCARD0:
-                assert rank[a] == max(rank.values())
-                checked += 1
-            elif set(legal) == {DRAW_DECK, TAKE_DISCARD}:
-                assert (a == TAKE_DISCARD) == (rank[TAKE_DISCARD] > rank[DRAW_DECK])
-                checked += 1
-            game.apply(state, a)
+    for _, state, seat in walk_positions(game, bot, 40, seed=0, bot_share=1.0):
+        legal = game.legal_actions(state)
+        a = bot.act(game, state, seat)
+        f = greedy_features(game, state, seat)
+        rank = {x: (f[x, 0], -f[x, 1], f[x, 2]) for x in legal}
+        if len(legal) > 1 and a >= DISCARD0:
+            assert rank[a] == max(rank.values())
+            checked += 1
+        elif set(legal) == {DRAW_DECK, TAKE_DISCARD}:
+            assert (a == TAKE_DISCARD) == (rank[TAKE_DISCARD] > rank[DRAW_DECK])
+            checked += 1
     assert checked > 500
