@@ -162,12 +162,26 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
                 raise WeightsError(f"{path} was trained for {key} {meta[key]!r}, not {value!r} "
                                    f"({game.name} v{game.version}, obs {obs_size}, "
                                    f"{game.num_actions} actions)")
+    if game is not None and meta["features"]:
+        have = _features_size(game)
+        if have != meta["features"]:
+            raise WeightsError(f"{path} reads {meta['features']} greedy features, {game.name} gives "
+                               f"{have or 'none'}")
     inputs = meta["obs_size"] + meta["features"]
     if not layers or layers[0][0].shape[0] != inputs or layers[-1][0].shape[1] != meta["num_actions"]:
         raise WeightsError(f"{path}: its layers do not match its own obs_size and num_actions")
     if prior is not None and prior[0].shape != (meta["num_actions"], layers[0][0].shape[1]):
         raise WeightsError(f"{path}: its greedy prior does not match its first layer and num_actions")
     return PpoPolicy(layers, meta, prior)
+
+
+def _features_size(game: Game) -> int:
+    """The length of ``game``'s flat greedy features (0 when its descriptor has none)."""
+    features = registry.part(game.name, "greedy_features")
+    if features is None:
+        return 0
+    state = game.new_state(np.random.default_rng(0))
+    return int(np.asarray(features(game, state, game.current_seat(state))).size)
 
 
 def _obs_size(game: Game) -> int:

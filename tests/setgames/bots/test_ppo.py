@@ -295,3 +295,16 @@ def test_a_features_policy_equals_the_torch_network_and_reads_the_games_features
     with pytest.raises(ValueError, match=f"reads {n_feat} greedy features"):
         policy.logits(obs, 0, np.zeros(n_feat + 1, np.float32))
 
+
+
+def test_a_features_file_for_another_features_size_is_refused_in_one_line(tmp_path):
+    game = make_game("bharg")
+    policy = _random_policy(game)
+    w, b = policy.layers[0]
+    policy.layers[0] = (np.zeros((w.shape[0] + 7, w.shape[1]), np.float32), b)
+    policy.meta["features"] = 7
+    path = policy.save(tmp_path / "f7.npz")
+    with pytest.raises(WeightsError, match="reads 7 greedy features, bharg gives 235") as info:
+        load_policy(path, game)
+    assert "\n" not in str(info.value)
+    assert load_policy(path).meta["features"] == 7  # without a game, only its own shapes are checked
