@@ -178,7 +178,7 @@ cdef void bh_greedy_features(const BState *s, const BConfig *cfg, float *out) no
 
 def greedy_features(Engine engine):
     """The compiled :func:`bharg_env.greedy.greedy_features` in ``engine``'s position, shape
-    ``(num_actions, 5)``, for tests."""
+    ``(num_actions, 5)`` (the engine route of :func:`bharg_env.greedy.greedy_features_engine`)."""
     import numpy as np
     out = np.zeros((BH_MAX_ACTIONS, NF), np.float32)
     cdef float[:, ::1] view = out

@@ -75,8 +75,9 @@ class GameInfo:
         ppo_weights: the folder of the ``ppo`` bot's trained policies (one
             ``ppo*.npz`` per configuration, :mod:`setgames.bots.ppo`), a package
             resource written ``"package:relative/folder"``, or None.
-        greedy_features: ``(game, state, seat) -> (num_actions, k) float32``, what
-            the greedy bot weighs for each action (the ``features`` prior of
+        greedy_features: ``(game, state, seat) -> (rows, k) float32``, what the
+            greedy bot weighs for each move, a row per move kind the game defines
+            (zeros when ``seat`` is not to act; the ``features`` prior of
             ``setgames train``; its batch's ``greedy_features`` is the compiled
             twin), or None.
         greedy_features_engine: ``(game, engine, seat) -> the same table or None``,

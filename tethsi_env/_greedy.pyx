@@ -236,7 +236,7 @@ cdef void th_greedy_features(const TState *s, float *out) noexcept nogil:
 
 def greedy_features(Engine engine):
     """The compiled :func:`tethsi_env.greedy.greedy_features` in ``engine``'s position, shape
-    ``(FEATURE_ROWS, 3)``, for tests."""
+    ``(FEATURE_ROWS, 3)`` (the engine route of :func:`tethsi_env.greedy.greedy_features_engine`)."""
     import numpy as np
     out = np.zeros((NROWS, NF), np.float32)
     cdef float[:, ::1] view = out

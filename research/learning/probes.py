@@ -16,6 +16,12 @@ policy's argmax minus greedy's, on the second estimate) against the search's own
     python -m research.learning.probes playouts bharg --config num_players=2 --config reward=win
     python -m research.learning.probes distil bharg --config num_players=2 --config reward=win \
         --steps 600 --redeals 32 --features
+``search``: the teacher itself playing against greedy (greedy's move unless another
+legal move's mean over ``--redeals`` re-deals is higher by ``--margin``), learner seat
+rotating, ``--games`` games; its win, draw and loss shares.
+
+    python -m research.learning.probes search bharg --config num_players=2 --config reward=win \
+        --redeals 32 --games 600
 """
 
 from __future__ import annotations
@@ -155,10 +161,25 @@ def distil(game: Any, steps: int, hidden: int, epochs: int, bonus: float, redeal
             "policy_gain_by_epoch": by_epoch, "policy_switch": round(float((a != g[held]).mean()), 3)}
 
 
+def search(game: Any, redeals: int, margin: float, games: int) -> dict[str, Any]:
+    """Win, draw and loss shares of the one-step search (:func:`search_moves` on
+    ``greedy_returns(redeals=...)``) against greedy inside the batch."""
+    b = make_batch(game, 256, seed=12345, opponents="greedy", learner_seat="rotate")
+    b.reset()
+    rewards: list[float] = []
+    while len(rewards) < games:
+        g = b.greedy_actions()
+        b.step(search_moves(b.greedy_returns(redeals=redeals), b.mask.astype(bool), g, margin))
+        rewards += [float(b.learner_reward[i]) for i in np.flatnonzero(b.terminated | b.truncated)]
+    r = np.asarray(rewards[:games])
+    return {"games": len(r), "win": float((r > 0).mean()), "draw": float((r == 0).mean()),
+            "loss": float((r < 0).mean())}
+
+
 def main() -> None:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("probe", choices=("imitation", "playouts", "distil"))
+    p.add_argument("probe", choices=("imitation", "playouts", "distil", "search"))
     p.add_argument("game")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--steps", type=int, default=300, help="batch steps of 256 positions")
@@ -181,6 +202,8 @@ def main() -> None:
                                                                                args.epochs)]})
     elif args.probe == "playouts":
         print(playouts(game, args.steps, args.hidden, args.epochs, args.bonus, args.games))
+    elif args.probe == "search":
+        print(search(game, args.redeals, args.margin, args.games))
     else:
         print(distil(game, args.steps, args.hidden, args.epochs, args.bonus, args.redeals, args.features,
                      args.temp, args.margin))

@@ -30,19 +30,24 @@ def _play_out(game, state, action, bot):
         a = bot.act(game, state, game.current_seat(state))
 
 
-@pytest.mark.parametrize("name, config", CONFIGS)
-def test_greedy_returns_are_the_rules_layers_greedy_play_outs(name, config):
+def _batch_and_twins(name, config, n, master):
+    """A reset batch, each slot's rules-layer twin, and per slot a Python greedy bot seeded from
+    the slot's sampler stream: Tet Hsi's greedy breaks ties (and the re-deals draw) from that
+    stream, so the slot's bot, playing its play-outs in the same order, replays it."""
     game = registry.make_game(name, **config)
     if batch_class(game) is None:
         pytest.skip(f"{name} has no batched engine built")
-    n, master = 6, 99
     b = make_batch(game, n, seed=master)
     b.reset()
-    # Tet Hsi's greedy breaks ties from each slot's sampler stream: one Python bot per slot,
-    # seeded alike, plays every play-out of that slot in the same order.
     bots = [greedy_class(name)(seeds.tag_seed(seeds.slot_seed(master, i), seeds.TAG_SAMPLER))
             for i in range(n)]
-    states = rules_twins(game, b)
+    return game, b, bots, rules_twins(game, b)
+
+
+@pytest.mark.parametrize("name, config", CONFIGS)
+def test_greedy_returns_are_the_rules_layers_greedy_play_outs(name, config):
+    n = 6
+    game, b, bots, states = _batch_and_twins(name, config, n, master=99)
     rng = np.random.default_rng(5)
     actions = np.zeros(n, np.int64)
     compared = 0
@@ -71,15 +76,8 @@ def test_greedy_returns_over_redeals_are_the_rules_layers_determinized_play_outs
     """``redeals=k``: the mean over ``k`` of ``game.determinize`` (seen from the seat to act) and
     greedy play-outs from each re-deal, every action on the same deal; the slot's sampler stream
     draws the re-deals and Tet Hsi's ties in that order, so one generator replays both."""
-    game = registry.make_game(name, **config)
-    if batch_class(game) is None:
-        pytest.skip(f"{name} has no batched engine built")
-    n, master, k = 4, 7, 3
-    b = make_batch(game, n, seed=master)
-    b.reset()
-    bots = [greedy_class(name)(seeds.tag_seed(seeds.slot_seed(master, i), seeds.TAG_SAMPLER))
-            for i in range(n)]
-    states = rules_twins(game, b)
+    n, k = 4, 3
+    game, b, bots, states = _batch_and_twins(name, config, n, master=7)
     rng = np.random.default_rng(11)
     actions = np.zeros(n, np.int64)
     differed = compared = 0

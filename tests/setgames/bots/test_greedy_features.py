@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -41,5 +39,4 @@ def test_the_engine_route_gives_the_python_features_everywhere(name, config, gam
 
 def test_games_without_features_say_so():
     assert registry.part("tusac", "greedy_features") is None
-    module = importlib.import_module("tusac_env.descriptor")
-    assert module.DESCRIPTOR.greedy_features_engine is None
+    assert registry.describe("tusac").greedy_features_engine is None
