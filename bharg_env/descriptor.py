@@ -14,4 +14,5 @@ DESCRIPTOR = GameInfo(
     ppo_weights="bharg_env:weights",
     greedy_features="bharg_env.greedy:greedy_features",
     greedy_features_engine="bharg_env.greedy:greedy_features_engine",
+    greedy_feature_names="bharg_env.greedy:FEATURES",
 )

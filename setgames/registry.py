@@ -82,6 +82,10 @@ class GameInfo:
             twin), or None.
         greedy_features_engine: ``(game, engine, seat) -> the same table or None``,
             from a compiled engine's position (None where it cannot), or None.
+        greedy_feature_names: the names of the table's columns, or None.
+        greedy_feature_moves: the action each row of the table describes (what the
+            move head of ``setgames train --head`` scores), or None. A column named
+            ``greedy_tie`` flags the moves greedy chose among by a coin toss.
     """
 
     name: str
@@ -96,6 +100,8 @@ class GameInfo:
     ppo_weights: str | None = None
     greedy_features: str | None = None
     greedy_features_engine: str | None = None
+    greedy_feature_names: str | None = None
+    greedy_feature_moves: str | None = None
 
 
 # name -> its GameInfo, or for a built-in game not asked for yet, its descriptor module

@@ -194,49 +194,105 @@ cdef int th_greedy(const TState *s, sg_next32_fn next32, void *rng) noexcept nog
 
 cdef int NF = len(_py.FEATURES)
 cdef int NROWS = _py.FEATURE_ROWS
-assert NF == 3 and NROWS == 2 * NC + 2  # the table th_greedy_features writes
+assert NF == 6 and NROWS == 2 * NC + 2  # the table th_greedy_features writes
+
+
+cdef inline double _opponent_use(int card, u64 opp_front, u64 live, double share) noexcept nogil:
+    """:func:`tethsi_env.greedy.opponent_use`, in the same order of operations (the same double)."""
+    cdef u64 rest = live & ~(1ULL << card), f = opp_front, g, r
+    cdef long certain = 0, one_live = 0, two_live = 0
+    cdef int x, y
+    while f:
+        x = ctz64(f)
+        f &= f - 1
+        g = f
+        while g:
+            y = ctz64(g)
+            g &= g - 1
+            certain += (COMPLETE[x][y] >> card) & 1
+        one_live += popcount64(COMPLETE[card][x] & rest)
+    r = rest
+    while r:
+        y = ctz64(r)
+        r &= r - 1
+        two_live += popcount64(COMPLETE[card][y] & rest)
+    return certain + share * one_live + share * share * (two_live // 2)
+
+
+cdef inline void _opponent_columns(float *out, const int *rows, const int *cards, int n, u64 opp_front,
+                                   u64 live, double share) noexcept nogil:
+    """The Python ``_opponent_columns``: ``opponent_use`` and its rank among the ``n`` rows."""
+    cdef double use[NC]
+    cdef int i, j, lower
+    for i in range(n):
+        use[i] = _opponent_use(cards[i], opp_front, live, share) if cards[i] >= 0 else 0.0
+    for i in range(n):
+        lower = 0
+        for j in range(n):
+            lower += use[j] < use[i]
+        out[rows[i] * NF + 3] = use[i] / 4.0
+        out[rows[i] * NF + 4] = lower / <double> (n - 1 if n > 1 else 1)
 
 
 cdef void th_greedy_features(const TState *s, float *out) noexcept nogil:
     """:func:`tethsi_env.greedy.greedy_features` for the seat to act, into ``out``
-    (``FEATURE_ROWS x 3`` floats, row-major; zeros once the game is over)."""
+    (``FEATURE_ROWS x 6`` floats, row-major; zeros once the game is over)."""
     cdef int seat = s.seat, opp = seat ^ 1, n, k, a, c, r
     cdef int legal[MAXA]
     cdef u64 hand = s.concealed[seat] | s.front[seat]
     cdef u64 dead = hand | s.discard | s.set_cards[0] | s.set_cards[1] | s.front[opp]
     cdef u64 live = ALL & ~dead
     cdef u64 fed = _fed(s.front[opp]), rest
-    cdef long v, base
+    cdef long v, base, values[2]
+    cdef int rows[NC], cards[NC]
     cdef bint made
+    cdef int n_live = popcount64(live)
+    cdef double share = popcount64(s.concealed[opp]) / <double> (n_live if n_live > 1 else 1)
     memset(out, 0, NROWS * NF * sizeof(float))
     if th_over(s):
         return
     if s.phase == G_DISCARD:
         n = th_legal(s, legal)
+        values[0] = _choose_value(hand, live, fed, legal[1])
+        values[1] = _choose_value(hand, live, fed, legal[0])
         for k in range(2):
             a = legal[k]
-            v = _choose_value(hand, live, fed, legal[1 - k])
+            v = values[k]
             made = v >= SET_WEIGHT
+            out[a * NF + 5] = values[0] == values[1]
             out[a * NF] = made
             out[a * NF + 1] = (v - SET_WEIGHT * made) / 10.0
+            rows[k] = a
+            cards[k] = a
+        _opponent_columns(out, rows, cards, 2, s.front[opp], live, share)
         return
     if s.phase == G_CHOOSE:
         r = s.remaining
         out[NC * NF + 1] = _best_play(hand | (1ULL << r), live & ~(1ULL << r), fed, &c) / 10.0
         out[(NC + 1) * NF + 1] = _hand_value(hand, live) / 10.0
+        rows[0] = NC
+        cards[0] = -1
+        rows[1] = NC + 1
+        cards[1] = r
+        _opponent_columns(out, rows, cards, 2, s.front[opp], live, share)
         return
     base = _hand_value(hand, live)
     rest = hand
+    n = 0
     while rest:
         c = ctz64(rest)
         rest &= rest - 1
         out[(NC + 2 + c) * NF + 1] = (base - _contribution(c, hand, live)) / 10.0
         out[(NC + 2 + c) * NF + 2] = (fed >> c) & 1
+        rows[n] = NC + 2 + c
+        cards[n] = c
+        n += 1
+    _opponent_columns(out, rows, cards, n, s.front[opp], live, share)
 
 
 def greedy_features(Engine engine):
     """The compiled :func:`tethsi_env.greedy.greedy_features` in ``engine``'s position, shape
-    ``(FEATURE_ROWS, 3)`` (the engine route of :func:`tethsi_env.greedy.greedy_features_engine`)."""
+    ``(FEATURE_ROWS, 6)`` (the engine route of :func:`tethsi_env.greedy.greedy_features_engine`)."""
     import numpy as np
     out = np.zeros((NROWS, NF), np.float32)
     cdef float[:, ::1] view = out

@@ -14,4 +14,6 @@ DESCRIPTOR = GameInfo(
     ppo_weights="tethsi_env:weights",
     greedy_features="tethsi_env.greedy:greedy_features",
     greedy_features_engine="tethsi_env.greedy:greedy_features_engine",
+    greedy_feature_names="tethsi_env.greedy:FEATURES",
+    greedy_feature_moves="tethsi_env.greedy:FEATURE_MOVES",
 )

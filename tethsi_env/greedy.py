@@ -31,10 +31,10 @@ from setgames.bots.base import ExplainingBot
 from setgames.bots.hooks import GameHooks
 from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import PAIRS_BY_CARD
-from tethsi_env.layout import NOTHING, PAIR_OF_ACTION, PLAY_START, SET_START, TAKE, Phase
+from tethsi_env.layout import DISCARD_START, NOTHING, PAIR_OF_ACTION, PLAY_START, SET_START, TAKE, Phase
 
-__all__ = ["FEATURES", "FEATURE_ROWS", "ISMCTS_HOOKS", "GreedyTetHsiBot", "greedy_features",
-           "greedy_features_engine", "hand_value", "rollout_action"]
+__all__ = ["FEATURES", "FEATURE_MOVES", "FEATURE_ROWS", "ISMCTS_HOOKS", "GreedyTetHsiBot", "greedy_features",
+           "greedy_features_engine", "hand_value", "opponent_use", "rollout_action"]
 
 _ALL = (1 << NUM_STANDARD) - 1
 # _COMPLETE[x][y]: bitmask of the cards z with {x, y, z} a Set (x != y).
@@ -159,8 +159,12 @@ class GreedyTetHsiBot(ExplainingBot):
 # observation (``setgames train --prior features``). One row per card discarded, take,
 # nothing and card played (the Set actions have none: greedy makes a Set whenever it can,
 # and 630 rows of them would triple the policy's first layer).
-FEATURES = ("makes_set", "hand_value / 10", "feeds_opponent")
+FEATURES = ("makes_set", "hand_value / 10", "feeds_opponent", "opponent_use / 4", "opponent_use_rank",
+            "greedy_tie")
 FEATURE_ROWS = 2 * NUM_STANDARD + 2  # discard 0..35, take, nothing, play 0..35
+# The action each row describes (the descriptor's greedy_feature_moves).
+FEATURE_MOVES = (*range(DISCARD_START, DISCARD_START + NUM_STANDARD), TAKE, NOTHING,
+                 *range(PLAY_START, PLAY_START + NUM_STANDARD))
 
 
 def greedy_features(game: Any, state: Any, seat: int) -> np.ndarray:
@@ -169,34 +173,82 @@ def greedy_features(game: Any, state: Any, seat: int) -> np.ndarray:
     choice the other card then leaves (whether it makes a Set, and the hand value after
     it); for take, the hand value after taking and playing the best card; for nothing,
     the hand value now; for playing a card, the hand value without it and whether it
-    completes a pair of the opponent's front. The compiled twin is ``tethsi_env._greedy``
-    (batches' ``greedy_features``).
+    completes a pair of the opponent's front. ``opponent_use`` (:func:`opponent_use`) is
+    what the card a move gives up is worth to the opponent: the card discarded, the
+    remaining card left in the center by nothing, the card played (0 for take). Greedy
+    does not weigh it; ``opponent_use_rank`` is the share of the decision's other moves
+    (the two discards; take and nothing; the plays) whose ``opponent_use`` is lower (a
+    policy scores each move's row alone, and which card is the more useful one is what
+    counts). ``greedy_tie`` is 1 on both discards when their values are equal,
+    where greedy tosses a coin (a third of the discards in greedy play): which card it
+    kills there is the choice the features let a policy settle. The compiled twin is
+    ``tethsi_env._greedy`` (batches' ``greedy_features``).
 
     >>> from tethsi_env.rules import TetHsiGame
     >>> game = TetHsiGame(); state = game.new_state(np.random.default_rng(1))
     >>> f = greedy_features(game, state, state.seat)
     >>> f.shape, int((f[:NUM_STANDARD, 1] > 0).sum() + (f[:NUM_STANDARD, 0] > 0).sum() > 0)
-    ((74, 3), 1)
+    ((74, 6), 1)
     """
     out = np.zeros((FEATURE_ROWS, len(FEATURES)), np.float32)
     if game.is_over(state) or state.seat != seat:
         return out
     legal = game.legal_actions(state)
     hand, live, opp_front = _views(state, seat)
+    share = _held_share(state, seat, live)
     if state.phase == _DISCARD:
-        for a, other in ((legal[0], legal[1]), (legal[1], legal[0])):
-            v = _choose_value(hand, live, opp_front, other)
+        # discarding the first center card leaves the second
+        values = [_choose_value(hand, live, opp_front, other) for other in (legal[1], legal[0])]
+        for a, v in zip(legal, values, strict=True):
             made = v >= _SET_WEIGHT
-            out[a] = (made, (v - _SET_WEIGHT * made) / 10, 0)
+            out[a, :3] = (made, (v - _SET_WEIGHT * made) / 10, 0)
+            out[a, 5] = values[0] == values[1]
+        _opponent_columns(out, list(legal), list(legal), opp_front, live, share)
         return out
     if state.phase == _CHOOSE:
         r = state.remaining
         out[NUM_STANDARD, 1] = _best_play(hand | 1 << r, live & ~(1 << r), opp_front)[0] / 10
         out[NUM_STANDARD + 1, 1] = hand_value(hand, live) / 10
+        _opponent_columns(out, [NUM_STANDARD, NUM_STANDARD + 1], [-1, r], opp_front, live, share)
         return out
-    for c in bit_list(hand):
-        out[NUM_STANDARD + 2 + c] = (0, hand_value(hand & ~(1 << c), live) / 10, _feeds(c, opp_front))
+    cards = bit_list(hand)
+    for c in cards:
+        out[NUM_STANDARD + 2 + c, :3] = (0, hand_value(hand & ~(1 << c), live) / 10, _feeds(c, opp_front))
+    _opponent_columns(out, [NUM_STANDARD + 2 + c for c in cards], cards, opp_front, live, share)
     return out
+
+
+def _opponent_columns(out: np.ndarray, rows: list[int], cards: list[int], opp_front: int, live: int,
+                      share: float) -> None:
+    """``opponent_use`` and its rank among ``rows`` (the moves of one decision), for the
+    card each gives up (-1: none, use 0)."""
+    use = [opponent_use(c, opp_front, live, share) if c >= 0 else 0.0 for c in cards]
+    for row, u in zip(rows, use, strict=True):
+        out[row, 3] = u / 4
+        out[row, 4] = sum(v < u for v in use) / max(1, len(use) - 1)
+
+
+def _held_share(state: Any, seat: int, live: int) -> float:
+    """The chance that a given live card is in the opponent's concealed hand (its size is
+    public; the live cards are those ``seat`` has not seen placed)."""
+    return state.concealed[seat ^ 1].bit_count() / max(1, live.bit_count())
+
+
+def opponent_use(card: int, opp_front: int, live: int, share: float) -> float:
+    """The expected number of the opponent's pairs that ``card`` completes to a Set: the pairs
+    of its front (certain), of a front card and a live card (each live card held with
+    probability ``share``) and of two live cards (``share`` squared).
+
+    >>> opponent_use(0, 0, 0, 0.5)   # no front, nothing live: of no use
+    0.0
+    """
+    row = _COMPLETE[card]
+    rest = live & ~(1 << card)
+    front = bit_list(opp_front)
+    certain = sum(_COMPLETE[x][y] >> card & 1 for i, x in enumerate(front) for y in front[i + 1:])
+    one_live = sum((row[x] & rest).bit_count() for x in front)
+    two_live = sum((row[y] & rest).bit_count() for y in bit_list(rest)) // 2
+    return certain + share * one_live + share * share * two_live
 
 
 def greedy_features_engine(game: Any, engine: Any, seat: int) -> np.ndarray | None:

@@ -16,6 +16,8 @@ policy's argmax minus greedy's, on the second estimate) against the search's own
     python -m research.learning.probes playouts bharg --config num_players=2 --config reward=win
     python -m research.learning.probes distil bharg --config num_players=2 --config reward=win \
         --steps 600 --redeals 32 --features
+    python -m research.learning.probes distil tethsi --steps 400 --redeals 64 --features --head 16 \
+        --margin 0.05
 ``search``: the teacher itself playing against greedy (greedy's move unless another
 legal move's mean over ``--redeals`` re-deals is higher by ``--margin``), learner seat
 rotating, ``--games`` games; its win, draw and loss shares.
@@ -39,7 +41,7 @@ from torch import nn
 from setgames import registry
 from setgames.arena import ArenaGame, BotSpec, run_arena
 from setgames.batch import make_batch
-from setgames.learn.ppo import Agent, masked_logits, search_moves, search_policy
+from setgames.learn.ppo import Agent, head_spec, masked_logits, search_moves, search_policy
 
 
 def positions(game: Any, steps: int, explore: float, seed: int, values: bool, redeals: int = 0,
@@ -129,8 +131,9 @@ def playouts(game: Any, steps: int, hidden: int, epochs: int, bonus: float, game
 
 
 def distil(game: Any, steps: int, hidden: int, epochs: int, bonus: float, redeals: int, features: bool,
-           temp: float, margin: float) -> dict[str, Any]:
-    """Held-out gain per decision of the distilled policy and of the search it learns from."""
+           temp: float, margin: float, head: int = 0) -> dict[str, Any]:
+    """Held-out gain per decision of the distilled policy and of the search it learns from
+    (``head``: the width of the actor's move head over the features; 0: none)."""
     data = positions(game, steps, 0.1, 13, values=True, redeals=redeals, features=features)
     mask, v1, v2, g = data["mask"], data["values"], data["values2"], data["greedy"]
     n_train = int(len(g) * 0.8)
@@ -143,7 +146,11 @@ def distil(game: Any, steps: int, hidden: int, epochs: int, bonus: float, redeal
     search = search_moves(v1[held], mask[held], g[held], margin)
     target = torch.from_numpy(search_policy(v1, mask, g, margin, temp))
     obs, mask_t, g_t = torch.from_numpy(data["obs"]), torch.from_numpy(mask), torch.from_numpy(g)
-    agent = Agent(obs.shape[1], mask.shape[1], hidden, prior=True, bonus=bonus)
+    spec = None
+    if head:
+        n_feat = obs.shape[1] - make_batch(game, 1, seed=0).obs_size
+        spec = head_spec(game.name, "features" if features else "none", head, n_feat)
+    agent = Agent(obs.shape[1], mask.shape[1], hidden, prior=True, bonus=bonus, head=spec)
     opt = torch.optim.Adam(agent.actor.parameters(), lr=1e-3)
     by_epoch = []
     for _ in range(epochs):
@@ -191,6 +198,7 @@ def main() -> None:
     p.add_argument("--features", action="store_true", help="the networks read the greedy features")
     p.add_argument("--temp", type=float, default=0.05)
     p.add_argument("--margin", type=float, default=0.0)
+    p.add_argument("--head", type=int, default=0, help="distil: the move head's width (needs --features)")
     args = p.parse_args()
     config = {k: int(v) if v.isdigit() else v for k, v in (kv.split("=", 1) for kv in args.config)}
     torch.set_num_threads(1)
@@ -206,7 +214,7 @@ def main() -> None:
         print(search(game, args.redeals, args.margin, args.games))
     else:
         print(distil(game, args.steps, args.hidden, args.epochs, args.bonus, args.redeals, args.features,
-                     args.temp, args.margin))
+                     args.temp, args.margin, args.head))
     print(f"{time.perf_counter() - start:.0f} s")
 
 

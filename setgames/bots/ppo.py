@@ -18,6 +18,9 @@ seed) for ``g``. A policy with the features prior (``"features"``, format 3)
 reads ``g`` the same way and, after the observation, the game's greedy
 features (its descriptor's ``greedy_features``: what the greedy bot weighs for
 each action, flattened): its first layer has ``obs_size + features`` inputs.
+Format 4 adds the move head (:class:`RowHeadWeights`, ``head_*`` arrays): a small
+network shared by every row of the features scores each row for the move it
+describes.
 :func:`load_policy` refuses, in one line, a file for another game, game version,
 observation size or action count.
 """
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +39,39 @@ from setgames import registry
 from setgames.bots.base import Bot
 from setgames.game import Game
 
-__all__ = ["FORMAT", "META_KEYS", "PpoBot", "PpoPolicy", "WeightsError", "load_policy", "shipped_weights",
-           "weights_path"]
+__all__ = ["FORMAT", "HEAD_GAIN", "META_KEYS", "PpoBot", "PpoPolicy", "RowHeadWeights", "WeightsError",
+           "load_policy", "shipped_weights", "weights_path"]
 
-FORMAT = 3  # the layout of a weights file; bumped when it changes (2: the greedy prior; 3: features)
-READS = (1, 2, 3)  # the formats this library reads
+FORMAT = 4  # the layout of a weights file; bumped when it changes (2: the greedy prior; 3: features; 4: head)
+READS = (1, 2, 3, 4)  # the formats this library reads
+# The move head reads its rows times this: features are a few tenths apart, and the head's weights
+# then move at the pace of the body's.
+HEAD_GAIN = 10.0
 META_KEYS = ("format", "game", "version", "obs_size", "num_actions", "config", "library_version")
 PRIORS = ("none", "greedy", "features")  # what a policy reads besides its observation (train --prior)
 
 
 class WeightsError(ValueError):
     """A weights file that cannot serve this game (its message is one line)."""
+
+
+@dataclass(frozen=True)
+class RowHeadWeights:
+    """A policy's move head (format 4; ``setgames train --head``): one ReLU MLP ``layers``
+    shared by every row of the greedy features scores the row (its inputs times ``gain``),
+    and the score joins the logit of action ``moves[row]``. ``tie`` is the column flagging
+    greedy's exact ties (-1: none): where greedy's move is flagged, the first layer leaves
+    out its embedding and the bonus goes to every flagged move."""
+
+    layers: list[tuple[np.ndarray, np.ndarray]]
+    moves: np.ndarray
+    gain: float
+    tie: int
+
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        """The rows' scores ``(..., R)`` for rows ``(..., R, cols)``."""
+        (w0, b0), (w1, b1) = self.layers
+        return (np.maximum((rows * np.float32(self.gain)) @ w0 + b0, 0.0) @ w1 + b1)[..., 0]
 
 
 class PpoPolicy:
@@ -57,15 +83,20 @@ class PpoPolicy:
         prior: with the greedy prior, ``(e0, bonus)``: ``e0`` of shape
             ``(num_actions, outputs of the first layer)``, ``bonus`` a float.
 
+        head: the move head (:class:`RowHeadWeights`), or None.
+
     ``meta["features"]`` (0 when absent) is the length of the greedy features the
     first layer reads after the observation.
     """
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
-                 prior: tuple[np.ndarray, float] | None = None):
+                 prior: tuple[np.ndarray, float] | None = None, head: RowHeadWeights | None = None):
         self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.meta = dict(meta, features=int(meta.get("features", 0)))
         self.prior = None if prior is None else (np.asarray(prior[0], np.float32), float(prior[1]))
+        self.head = None if head is None else RowHeadWeights(
+            [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in head.layers],
+            np.asarray(head.moves, np.int64), float(head.gain), int(head.tie))
 
     @property
     def needs_greedy(self) -> bool:
@@ -87,6 +118,7 @@ class PpoPolicy:
             ValueError: ``greedy`` or ``features`` missing for a policy that needs them.
         """
         x = np.asarray(obs, np.float32)
+        rows = None
         if self.needs_features:
             if features is None:
                 raise ValueError("this policy reads the greedy features: pass features=")
@@ -95,19 +127,30 @@ class PpoPolicy:
                 raise ValueError(f"this policy reads {self.meta['features']} greedy features, "
                                  f"got {f.shape[-1]}")
             x = np.concatenate([x, f], -1)
+            if self.head is not None:
+                rows = f.reshape(*f.shape[:-1], len(self.head.moves), -1)
+        tied = tie_moves = None
         if self.prior is not None:
             if greedy is None:
                 raise ValueError("this policy reads the greedy bot's move: pass greedy=")
             g = np.asarray(greedy, np.int64)
+            if rows is not None and self.head.tie >= 0:
+                tie_moves = np.zeros((*x.shape[:-1], self.meta["num_actions"]), np.float32)
+                tie_moves[..., self.head.moves] = rows[..., self.head.tie]
+                tied = np.take_along_axis(tie_moves, g[..., None], -1) > 0
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
             if i == 0 and self.prior is not None:
-                x += self.prior[0][g]
+                x += self.prior[0][g] if tied is None else np.where(tied, np.float32(0), self.prior[0][g])
             if i < last:
                 np.maximum(x, 0.0, out=x)
+        if rows is not None:
+            x[..., self.head.moves] += self.head.scores(rows)
         if self.prior is not None:
-            np.put_along_axis(x, g[..., None], np.take_along_axis(x, g[..., None], -1) + self.prior[1], -1)
+            one = np.zeros_like(x)
+            np.put_along_axis(one, g[..., None], np.float32(1), -1)
+            x += np.float32(self.prior[1]) * (one if tied is None else np.where(tied, tie_moves, one))
         return x
 
     def save(self, path: str | Path) -> Path:
@@ -117,6 +160,11 @@ class PpoPolicy:
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
         if self.prior is not None:
             arrays["e0"], arrays["bonus"] = self.prior[0], np.float32(self.prior[1])
+        if self.head is not None:
+            for i, (w, b) in enumerate(self.head.layers):
+                arrays[f"head_w{i}"], arrays[f"head_b{i}"] = w, b
+            arrays["head_moves"], arrays["head_gain"] = self.head.moves, np.float32(self.head.gain)
+            arrays["head_tie"] = np.int64(self.head.tie)
         meta = dict(self.meta, format=FORMAT)
         arrays["meta_features"] = np.array(meta["features"])
         for key in META_KEYS:
@@ -148,6 +196,10 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
         n = sum(1 for k in files if k.startswith("w"))
         layers = [(files[f"w{i}"], files[f"b{i}"]) for i in range(n)]
         prior = (files["e0"], float(files["bonus"])) if "e0" in files else None
+        head = None
+        if "head_moves" in files:
+            head = RowHeadWeights([(files[f"head_w{i}"], files[f"head_b{i}"]) for i in range(2)],
+                                  files["head_moves"], float(files["head_gain"]), int(files["head_tie"]))
     except (KeyError, ValueError) as exc:
         raise WeightsError(f"{path} is not a ppo weights file (missing {exc})") from None
     if meta["format"] not in READS:
@@ -172,7 +224,16 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
         raise WeightsError(f"{path}: its layers do not match its own obs_size and num_actions")
     if prior is not None and prior[0].shape != (meta["num_actions"], layers[0][0].shape[1]):
         raise WeightsError(f"{path}: its greedy prior does not match its first layer and num_actions")
-    return PpoPolicy(layers, meta, prior)
+    if head is not None:
+        moves = np.asarray(head.moves)
+        cols = meta["features"] // max(1, len(moves))
+        if (not meta["features"] or cols * len(moves) != meta["features"]
+                or head.layers[0][0].shape[0] != cols
+                or head.layers[1][0].shape != (head.layers[0][0].shape[1], 1) or moves.min() < 0
+                or moves.max() >= meta["num_actions"] or len(set(moves.tolist())) != len(moves)
+                or not -1 <= head.tie < cols):
+            raise WeightsError(f"{path}: its move head does not match its greedy features and num_actions")
+    return PpoPolicy(layers, meta, prior, head)
 
 
 def _features_size(game: Game) -> int:

@@ -38,12 +38,14 @@ from torch import nn
 
 from setgames import registry
 from setgames.batch import make_batch
-from setgames.bots.ppo import PRIORS, PpoPolicy
+from setgames.bots.ppo import HEAD_GAIN, PRIORS, PpoPolicy, RowHeadWeights
 
-__all__ = ["PHASE_OPPONENTS", "TrainConfig", "masked_logits", "parse_curriculum", "sample_actions", "train"]
+__all__ = ["PHASE_OPPONENTS", "TrainConfig", "head_spec", "masked_logits", "parse_curriculum",
+           "sample_actions", "train"]
 
 PHASE_OPPONENTS = ("random", "greedy", "self")
 SNAPSHOTS = 5  # frozen policies kept for self-play
+MAX_HEAD = 1024  # widest move head (--head)
 CURVE_FIELDS = ("update", "env_steps", "wall_s", "steps_per_s", "phase", "games", "mean_return",
                 "win_rate", "policy_loss", "value_loss", "entropy", "approx_kl",
                 "greedy_agreement", "search_agreement", "search_switch", "eval_games", "eval_score",
@@ -60,7 +62,9 @@ class TrainConfig:
     differ); the shipped bot then asks the greedy bot at every move.
     ``prior="features"`` adds, after the observation, what the greedy bot weighs
     for each action (the batch's ``greedy_features``; the game descriptor's
-    ``greedy_features`` when the bot plays).
+    ``greedy_features`` when the bot plays). ``head`` (its width; 0: none) adds the
+    actor's move head (:class:`RowHead`), which scores each row of those features
+    for the move it describes; it needs the descriptor's ``greedy_feature_moves``.
 
     ``playouts`` weighs a second policy-gradient term over every legal action at
     once: in a share ``playout_share`` of the learner's positions the batch plays
@@ -100,6 +104,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     prior: str = "none"
     prior_bonus: float = 2.0
+    head: int = 0
     playouts: float = 0.0
     playout_share: float = 1.0
     redeals: int = 0
@@ -177,29 +182,76 @@ def _mlp(sizes: list[int], out_std: float) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+class RowHead(nn.Module):
+    """The move head: one small ReLU MLP, shared by every row of the greedy features, scores
+    each row from that row alone; the score joins the logit of the move the row describes.
+    A policy reads which features matter once for every move, where the body must learn
+    each move's inputs apart (a discard of each of 36 cards, in Tet Hsi).
+
+    Args:
+        cols: the features per row; hidden: the head's width; moves: the action of each row;
+        tie: the column flagging greedy's exact ties (-1: none; see :class:`Net`).
+    """
+
+    def __init__(self, cols: int, hidden: int, moves: Any, tie: int = -1):
+        super().__init__()
+        self.cols, self.tie = cols, tie
+        self.register_buffer("moves", torch.as_tensor(np.asarray(moves, np.int64)))
+        self.hidden = nn.Linear(cols, hidden)
+        self.out = nn.Linear(hidden, 1)
+        nn.init.zeros_(self.out.weight)  # a fresh head adds nothing
+        nn.init.zeros_(self.out.bias)
+
+    def rows(self, x: torch.Tensor) -> torch.Tensor:
+        """The feature rows ``(N, R, cols)`` at the end of the inputs ``x``."""
+        n_rows = len(self.moves)
+        return x[:, x.shape[1] - n_rows * self.cols:].reshape(len(x), n_rows, self.cols)
+
+    def forward(self, rows: torch.Tensor) -> torch.Tensor:
+        """The rows' scores ``(N, R)``, the inputs scaled by :data:`HEAD_GAIN`."""
+        return self.out(torch.relu(self.hidden(rows * HEAD_GAIN)))[..., 0]
+
+    def tied(self, rows: torch.Tensor, num_actions: int) -> torch.Tensor:
+        """``(N, num_actions)``: 1 on the moves greedy chose among by a coin toss."""
+        return rows.new_zeros(len(rows), num_actions).index_copy(1, self.moves, rows[..., self.tie])
+
+
 class Net(nn.Module):
     """A ReLU MLP; with the greedy prior, the greedy move's learned embedding joins the
-    first layer's sum and (on the actor) a learned ``bonus`` its logit."""
+    first layer's sum and (on the actor) a learned ``bonus`` its logit; with a
+    :class:`RowHead`, the rows' scores join their moves' logits. Where the head's rows
+    flag an exact tie of greedy's at its move (its ``tie`` column), greedy's move was a
+    coin toss: the embedding is left out and the bonus goes to every tied move, so the
+    policy breaks the tie on what it learned, not on the coin."""
 
     def __init__(self, sizes: list[int], out_std: float, num_actions: int, prior: bool,
-                 bonus: float | None):
+                 bonus: float | None, head: RowHead | None = None):
         super().__init__()
         self.body = _mlp(sizes, out_std)
         self.emb = nn.Embedding(num_actions, sizes[1]) if prior else None
         if self.emb is not None:
             nn.init.zeros_(self.emb.weight)  # a fresh policy is the plain MLP plus the bonus
         self.bonus = nn.Parameter(torch.tensor(float(bonus))) if prior and bonus is not None else None
+        self.head = head
 
     def forward(self, obs: torch.Tensor, greedy: torch.Tensor | None = None) -> torch.Tensor:
         """Outputs for observations ``(N, obs_size)`` (and the greedy moves ``(N,)`` with a prior)."""
         layers = list(self.body)
         x = layers[0](obs)
+        rows = self.head.rows(obs) if self.head is not None else None
+        tied = None
+        if rows is not None and self.head.tie >= 0 and self.emb is not None:
+            tie_moves = self.head.tied(rows, self.emb.num_embeddings)
+            tied = tie_moves.gather(1, greedy[:, None]) > 0
         if self.emb is not None:
-            x = x + self.emb(greedy)
+            x = x + (self.emb(greedy) if tied is None else torch.where(tied, 0.0, self.emb(greedy)))
         for m in layers[1:]:
             x = m(x)
+        if rows is not None:
+            x = x.index_add(1, self.head.moves, self.head(rows))
         if self.bonus is not None:
-            x = x.scatter_add(1, greedy[:, None], self.bonus.expand(len(x), 1))
+            one = x.new_zeros(x.shape).scatter_(1, greedy[:, None], 1.0)
+            x = x + self.bonus * (one if tied is None else torch.where(tied, tie_moves, one))
         return x
 
 
@@ -209,13 +261,17 @@ class Agent(nn.Module):
     Args:
         prior: the greedy prior (:mod:`setgames.bots.ppo`): both networks read the
             greedy bot's move, the actor's logit of it starts ``bonus`` above the rest.
+        head: ``(cols, hidden, moves, tie)``: the actor's :class:`RowHead` over the
+            greedy features at the end of the inputs, or None.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden: int, prior: bool = False,
-                 bonus: float = 2.0):
+                 bonus: float = 2.0, head: tuple[int, int, Any, int] | None = None):
         super().__init__()
         self.prior = prior
-        self.actor = Net([obs_size, hidden, hidden, num_actions], 0.01, num_actions, prior, bonus)
+        self.head_spec = head
+        row_head = RowHead(*head) if head is not None else None
+        self.actor = Net([obs_size, hidden, hidden, num_actions], 0.01, num_actions, prior, bonus, row_head)
         self.critic = Net([obs_size, hidden, hidden, 1], 1.0, num_actions, prior, None)
 
     def policy(self, meta: dict[str, Any]) -> PpoPolicy:
@@ -225,7 +281,12 @@ class Agent(nn.Module):
         prior = None
         if self.actor.emb is not None and self.actor.bonus is not None:
             prior = (self.actor.emb.weight.detach().numpy().copy(), float(self.actor.bonus.detach()))
-        return PpoPolicy(layers, meta, prior)
+        head = None
+        if self.actor.head is not None:
+            h = self.actor.head
+            head = RowHeadWeights([(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+                                   for m in (h.hidden, h.out)], h.moves.numpy().copy(), HEAD_GAIN, h.tie)
+        return PpoPolicy(layers, meta, prior, head)
 
 
 def _library_version() -> str:
@@ -322,7 +383,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     values = bool(cfg.playouts or cfg.distil)  # the rollout takes play-out values
     if cfg.distil and not use_prior:
         raise ValueError("--distil needs --prior greedy or features (the search's move defaults to greedy's)")
-    agent = Agent(obs_size + n_feat, n_act, cfg.hidden, use_prior, cfg.prior_bonus)
+    agent = Agent(obs_size + n_feat, n_act, cfg.hidden, use_prior, cfg.prior_bonus,
+                  head_spec(cfg.game, cfg.prior, cfg.head, n_feat) if cfg.head else None)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
     meta = _meta(game, obs_size, n_feat)
     B, T = cfg.num_envs, cfg.rollout
@@ -460,6 +522,24 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
+def head_spec(game_name: str, prior: str, width: int, n_feat: int) -> tuple[int, int, Any, int]:
+    """The actor's move head ``(cols, hidden, moves, tie)`` for ``--head width`` (see
+    :class:`RowHead`), from the game's descriptor.
+
+    Raises:
+        ValueError: not the features prior, a game whose features name no moves, or a bad width.
+    """
+    moves = registry.part(game_name, "greedy_feature_moves")
+    if prior != "features" or moves is None:
+        why = "none" if moves is None else "needs --prior features"
+        raise ValueError(f"--head needs --prior features and a game whose greedy features name the move "
+                         f"of each row ({game_name}: {why})")
+    if not 0 < width <= MAX_HEAD:
+        raise ValueError(f"--head is the move head's width, 1 to {MAX_HEAD} (0: none), not {width}")
+    names = tuple(registry.part(game_name, "greedy_feature_names") or ())
+    return n_feat // len(moves), width, moves, names.index("greedy_tie") if "greedy_tie" in names else -1
+
+
 def _inputs(batch: Any, feat: np.ndarray) -> np.ndarray:
     """The networks' input for every slot: the observation, then (``feat`` not empty) the
     greedy features written into ``feat``."""
@@ -471,7 +551,7 @@ def _inputs(batch: Any, feat: np.ndarray) -> np.ndarray:
 
 
 def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
-    copy = Agent(obs_size, n_act, hidden, agent.prior)
+    copy = Agent(obs_size, n_act, hidden, agent.prior, head=agent.head_spec)
     copy.load_state_dict(agent.state_dict())
     copy.eval()
     return copy
@@ -615,6 +695,9 @@ def _write_card(path: Path, s: dict[str, Any]) -> None:
                  "residual learning on the rule bot)")
     if n_feat:
         prior += f" and, after the observation, the {n_feat} greedy features (what greedy weighs per move)"
+    if c.get("head"):
+        prior += (f"; a move head (a ReLU MLP of {c['head']} units shared by every row of the features) "
+                  "adds each row's score to its move's logit")
     if c.get("distil"):
         prior += (f"; trained to play a one-step search's move (every legal move played out by greedy "
                   f"over {c.get('redeals', 0)} re-deals of the unseen cards)")

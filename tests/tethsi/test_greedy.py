@@ -84,7 +84,26 @@ def test_greedy_features_hold_the_greedy_bots_choice():
             checked += 1
         elif a < 36:
             rank = {x: (f[x, 0], f[x, 1]) for x in legal}
+            assert f[legal[0], 5] == f[legal[1], 5] == (rank[legal[0]] == rank[legal[1]])
             if rank[legal[0]] != rank[legal[1]]:
                 assert rank[a] == max(rank.values())
                 checked += 1
     assert checked > 500
+
+
+def test_opponent_use_is_the_expected_number_of_completed_pairs():
+    """Over every pair of cards the opponent may hold (its front for sure, each live card with
+    probability ``share``, independently), the expected number of pairs ``card`` completes."""
+    from itertools import combinations
+
+    from tethsi_env.greedy import _COMPLETE, opponent_use
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        cards = rng.permutation(36)
+        card, front, live = int(cards[0]), cards[1:1 + rng.integers(0, 6)], cards[8:8 + rng.integers(0, 25)]
+        share = float(rng.random())
+        held = {int(x): 1.0 for x in front} | {int(x): share for x in live}
+        want = sum(held[x] * held[y] for x, y in combinations(sorted(held), 2) if _COMPLETE[x][y] >> card & 1)
+        got = opponent_use(card, sum(1 << int(x) for x in front), sum(1 << int(x) for x in live), share)
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)

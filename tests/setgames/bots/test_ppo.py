@@ -243,11 +243,14 @@ def test_a_file_for_another_configuration_plays_that_configuration_only(tmp_path
         make_bot("ppo", "tethsi", 0, weights=str(path))
 
 
-@pytest.mark.parametrize("game_name, config", [("tethsi", {}), ("bharg", {"num_players": 2}),
-                                               ("bharg", {"num_players": 3})])
-def test_a_features_policy_equals_the_torch_network_and_reads_the_games_features(game_name, config, tmp_path):
+@pytest.mark.parametrize("game_name, config, head", [("tethsi", {}, False), ("tethsi", {}, True),
+                                                     ("bharg", {"num_players": 2}, False),
+                                                     ("bharg", {"num_players": 3}, False)])
+def test_a_features_policy_equals_the_torch_network_and_reads_the_games_features(game_name, config, head,
+                                                                                  tmp_path):
     """The features prior: the first layer reads the observation then the greedy features; the
-    bot computes them on the rules layer and on the engine (the compiled twin), alike."""
+    bot computes them on the rules layer and on the engine (the compiled twin), alike. With the
+    move head, the numpy head and tie handling equal torch's too."""
     torch = pytest.importorskip("torch")
     from setgames import registry
     from setgames.bots.registry import greedy_class
@@ -259,20 +262,25 @@ def test_a_features_policy_equals_the_torch_network_and_reads_the_games_features
     n_feat = features(game, state, game.current_seat(state)).size
     obs_size = game.observe(state, game.current_seat(state)).size
     torch.manual_seed(1)
-    agent = Agent(obs_size + n_feat, game.num_actions, 16, prior=True)
+    spec = None
+    if head:
+        names = registry.part(game_name, "greedy_feature_names")
+        spec = (len(names), 8, registry.part(game_name, "greedy_feature_moves"), names.index("greedy_tie"))
+    agent = Agent(obs_size + n_feat, game.num_actions, 16, prior=True, head=spec)
     for p in agent.parameters():
         torch.nn.init.normal_(p, std=0.3)
     meta = dict(_meta(game), features=n_feat)
     path = agent.policy(meta).save(tmp_path / "f.npz")
     policy = load_policy(path, game)
     assert policy.needs_features and policy.meta["features"] == n_feat
+    assert (policy.head is not None) == head
     bot, twin = PpoBot(3, weights=str(path)), PpoBot(3, weights=str(path))
     reference = greedy_class(game_name)(_prior_seed(3))
     engines = pytest.importorskip(f"{game_name}_env._engine")
     engine = engines.Engine(game)
     engine.load(state)
     assert twin.supports_engine(game, engine)
-    moves = 0
+    moves = ties = 0
     while not game.is_over(state) and moves < 200:
         seat = game.current_seat(state)
         obs = game.observe(state, seat)
@@ -283,13 +291,18 @@ def test_a_features_policy_equals_the_torch_network_and_reads_the_games_features
             want = agent.actor(x, torch.tensor([g]))[0].numpy()
         np.testing.assert_allclose(policy.logits(obs, g, f), want, rtol=1e-4, atol=1e-4)
         legal = game.legal_actions(state)
+        row = {m: r for r, m in enumerate(spec[2])}.get(legal[0], -1) if head else -1
+        if row >= 0 and f[row, spec[3]]:  # a coin toss of greedy's: the other tied move, the same logits
+            other = legal[1] if g == legal[0] else legal[0]
+            np.testing.assert_allclose(policy.logits(obs, other, f), policy.logits(obs, g, f), rtol=1e-6)
+            ties += 1
         a = bot.act(game, state, seat)
         assert a == legal[int(np.argmax(want[legal]))]
         engine.load(state)
         assert twin.act_engine(game, engine, seat) == a  # the compiled features, the same move
         game.apply(state, a)
         moves += 1
-    assert moves > 10
+    assert moves > 10 and (ties > 0 or not head)
     with pytest.raises(ValueError, match="greedy features"):
         policy.logits(obs, 0)
     with pytest.raises(ValueError, match=f"reads {n_feat} greedy features"):
@@ -308,3 +321,26 @@ def test_a_features_file_for_another_features_size_is_refused_in_one_line(tmp_pa
         load_policy(path, game)
     assert "\n" not in str(info.value)
     assert load_policy(path).meta["features"] == 7  # without a game, only its own shapes are checked
+
+
+def test_a_move_head_that_does_not_fit_its_features_is_refused_in_one_line(tmp_path):
+    """A head whose rows name actions the game lacks, or whose width disagrees with the
+    features, is refused on loading."""
+    from setgames.bots.ppo import RowHeadWeights
+
+    game = make_game("tethsi")
+    policy = _random_policy(game)
+    w, b = policy.layers[0]
+    policy.layers[0] = (np.zeros((w.shape[0] + 12, w.shape[1]), np.float32), b)
+    policy.meta["features"] = 12  # 4 rows of 3
+    layers = [(np.zeros((3, 5), np.float32), np.zeros(5, np.float32)), (np.zeros((5, 1), np.float32),
+                                                                           np.zeros(1, np.float32))]
+    narrow = [(np.zeros((2, 5), np.float32), layers[0][1]), layers[1]]
+    for moves, cols in (([0, 1, 2, game.num_actions], 3), ([0, 1, 2, 3], 2), ([0, 1, 1, 3], 3)):
+        policy.head = RowHeadWeights(layers if cols == 3 else narrow, np.array(moves), 10.0, -1)
+        path = policy.save(tmp_path / "h.npz")
+        with pytest.raises(WeightsError, match="move head does not match") as info:
+            load_policy(path)
+        assert "\n" not in str(info.value)
+    policy.head = RowHeadWeights(layers, np.array([0, 1, 2, 3]), 10.0, 2)
+    assert load_policy(policy.save(tmp_path / "ok.npz")).head.tie == 2

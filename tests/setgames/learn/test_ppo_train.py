@@ -96,7 +96,9 @@ def test_the_train_command_reports_a_bad_curriculum_in_one_line(capsys, tmp_path
                "switch_margin": 0.1}),
     ("bharg", {"curriculum": "greedy", "prior": "features", "redeals": 2, "distil": 1.0, "distil_temp": 0.05,
                "config": {"num_players": 3}}),
-    ("tethsi", {"curriculum": "greedy", "prior": "features", "redeals": 2, "distil": 1.0})])
+    ("tethsi", {"curriculum": "greedy", "prior": "features", "redeals": 2, "distil": 1.0}),
+    ("tethsi", {"curriculum": "greedy", "prior": "features", "head": 4, "redeals": 2, "distil": 1.0,
+                "distil_temp": 0.05})])
 def test_the_same_seed_trains_the_same_policy(tmp_path, game_name, options):
     def run(seed, name):
         cfg = TrainConfig(game=game_name, steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
@@ -155,6 +157,17 @@ def test_an_unknown_prior_is_refused_naming_the_choices(tmp_path):
     cfg = TrainConfig(game="tethsi", steps=64, num_envs=8, rollout=8, prior="search", eval_every=0,
                       out=str(tmp_path), progress=False)
     with pytest.raises(ValueError, match="prior 'search' is not one of none, greedy"):
+        train(cfg)
+
+
+@pytest.mark.parametrize("game_name, options, message", [
+    ("tethsi", {"prior": "greedy", "head": 8}, "--head needs --prior features"),
+    ("bharg", {"prior": "features", "head": 8}, r"bharg: none\)"),
+    ("tethsi", {"prior": "features", "head": -1}, "--head is the move head's width")])
+def test_the_move_head_needs_features_that_name_their_moves(tmp_path, game_name, options, message):
+    cfg = TrainConfig(game=game_name, steps=64, num_envs=8, rollout=8, eval_every=0, out=str(tmp_path),
+                      progress=False, **options)
+    with pytest.raises(ValueError, match=message):
         train(cfg)
 
 
