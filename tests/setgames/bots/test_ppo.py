@@ -201,19 +201,22 @@ def test_the_shipped_bot_plays_only_legal_moves_over_long_runs():
 
 
 def test_argmax_is_the_best_legal_logit():
+    from setgames import registry
     from setgames.bots.registry import greedy_class
 
     game = make_game("tethsi")
     bot = PpoBot(0, "tethsi")
     policy = load_policy(weights_path("tethsi"), game)
     reference = greedy_class("tethsi")(_prior_seed(0))  # the bot's prior, its ties drawn alike
+    features = registry.part("tethsi", "greedy_features")
     state = game.new_state(rng_from_seed(11))
     for _ in range(15):
         if game.is_over(state):
             break
         seat = game.current_seat(state)
         legal = game.legal_actions(state)
-        z = policy.logits(game.observe(state, seat), reference.act(game, state, seat))
+        f = features(game, state, seat) if policy.needs_features else None
+        z = policy.logits(game.observe(state, seat), reference.act(game, state, seat), f)
         assert bot.act(game, state, seat) == legal[int(np.argmax(z[legal]))]
         game.apply(state, legal[0])
 
