@@ -19,7 +19,7 @@ def test_a_variant_without_weights_is_greedy_and_a_discard_weight_only_settles_i
         f = G.greedy_features(game, state, seat)
         tied = state.phase == Phase.DISCARD and f[legal[0], 5] == 1
         if tied:  # greedy tosses a coin; the weighted variant kills the card more useful to the opponent
-            hand, live, front = G._views(state, seat)
+            _, live, front = G._views(state, seat)
             share = G._held_share(state, seat, live)
             use = {a: G.opponent_use(a, front, live, share) for a in legal}
             if use[legal[0]] != use[legal[1]]:
