@@ -147,10 +147,12 @@ class PpoPolicy:
                 np.maximum(x, 0.0, out=x)
         if rows is not None:
             x[..., self.head.moves] += self.head.scores(rows)
-        if self.prior is not None:
+        if self.prior is not None and tied is None:
+            np.put_along_axis(x, g[..., None], np.take_along_axis(x, g[..., None], -1) + self.prior[1], -1)
+        elif self.prior is not None:
             one = np.zeros_like(x)
             np.put_along_axis(one, g[..., None], np.float32(1), -1)
-            x += np.float32(self.prior[1]) * (one if tied is None else np.where(tied, tie_moves, one))
+            x += np.float32(self.prior[1]) * np.where(tied, tie_moves, one)
         return x
 
     def save(self, path: str | Path) -> Path:

@@ -249,9 +249,11 @@ class Net(nn.Module):
             x = m(x)
         if rows is not None:
             x = x.index_add(1, self.head.moves, self.head(rows))
-        if self.bonus is not None:
+        if self.bonus is not None and tied is None:
+            x = x.scatter_add(1, greedy[:, None], self.bonus.expand(len(x), 1))
+        elif self.bonus is not None:
             one = x.new_zeros(x.shape).scatter_(1, greedy[:, None], 1.0)
-            x = x + self.bonus * (one if tied is None else torch.where(tied, tie_moves, one))
+            x = x + self.bonus * torch.where(tied, tie_moves, one)
         return x
 
 
