@@ -564,8 +564,8 @@ cdef class Batch:
     def greedy_features(self, out=None):
         """What the greedy bot weighs for each move of the seat to act in every slot
         (:func:`tethsi_env.greedy.greedy_features`, compiled): ``out[i]`` is that
-        ``(FEATURE_ROWS, 3)`` table flattened row-major, float32 of shape ``(num_envs,
-        FEATURE_ROWS * 3)``, zeros where no seat acts; no slot moves. Split over the threads.
+        ``(FEATURE_ROWS, 6)`` table flattened row-major, float32 of shape ``(num_envs,
+        FEATURE_ROWS * 6)``, zeros where no seat acts; no slot moves. Split over the threads.
         """
         cdef Py_ssize_t n = self.n
         if not self._seeded:

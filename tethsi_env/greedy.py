@@ -168,7 +168,7 @@ FEATURE_MOVES = (*range(DISCARD_START, DISCARD_START + NUM_STANDARD), TAKE, NOTH
 
 
 def greedy_features(game: Any, state: Any, seat: int) -> np.ndarray:
-    """Per move, ``(FEATURE_ROWS, 3)`` float32 (:data:`FEATURES`; 0 for moves not legal or
+    """Per move, ``(FEATURE_ROWS, 6)`` float32 (:data:`FEATURES`; 0 for moves not legal or
     when ``seat`` is not to act): for discarding a center card, the value of the best
     choice the other card then leaves (whether it makes a Set, and the hand value after
     it); for take, the hand value after taking and playing the best card; for nothing,

@@ -40,3 +40,18 @@ def test_the_engine_route_gives_the_python_features_everywhere(name, config, gam
 def test_games_without_features_say_so():
     assert registry.part("tusac", "greedy_features") is None
     assert registry.describe("tusac").greedy_features_engine is None
+
+
+@pytest.mark.parametrize("game_name", ["tethsi", "bharg"])
+def test_the_readme_lists_the_greedy_features_columns(game_name):
+    """Each game README's greedy-features table names the columns of ``FEATURES``, in order."""
+    import re
+    import sys
+    from pathlib import Path
+
+    readme = Path(sys.modules[registry.part(game_name, "rules").__module__].__file__).with_name("README.md")
+    text = readme.read_text(encoding="utf-8")
+    table = text.split("<!-- greedy-features:begin -->")[1].split("<!-- greedy-features:end -->")[0]
+    rows = re.findall(r"^\| (\d+) \| `([^`]+)` \|", table, re.M)
+    assert [int(k) for k, _ in rows] == list(range(len(rows)))
+    assert tuple(name for _, name in rows) == tuple(registry.part(game_name, "greedy_feature_names"))
