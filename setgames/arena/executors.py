@@ -186,6 +186,13 @@ class LocalBackend:
                 p.terminate()
         for p in processes:
             p.join()
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+        if writer is not None:
+            # A worker killed while sending a result (SIGTERM to the whole process group) leaves
+            # half a message in the result pipe, and the pool's manager thread waits for the
+            # rest; the exit, joining that thread, hung (1 run in 45 here). With this process's
+            # unused write end closed and the workers gone, the thread reads EOF and ends.
+            writer.close()
 
     def close(self) -> None:
         """Wait for the (idle) workers to exit."""
