@@ -173,7 +173,9 @@ class LocalBackend:
 
     @staticmethod
     def _terminate(pool: cf.ProcessPoolExecutor) -> None:
+        # (taken before shutdown(), which drops the pool's references to them)
         processes = list((getattr(pool, "_processes", None) or {}).values())
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
         call_queue = getattr(pool, "_call_queue", None)
         if call_queue is not None:
             # Chunks still buffered for killed workers are dropped: else the queue's feeder thread,
@@ -186,7 +188,6 @@ class LocalBackend:
                 p.terminate()
         for p in processes:
             p.join()
-        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
         if writer is not None:
             # A worker killed while sending a result (SIGTERM to the whole process group) leaves
             # half a message in the result pipe, and the pool's manager thread waits for the
