@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import multiprocessing as mp
+import os
+import struct
 import sys
 
 import pytest
 
 from setgames.arena import ArenaGame, BotSpec, run_arena
-from setgames.arena.executors import _gather, chunk_size
+from setgames.arena.executors import LocalBackend, _gather, chunk_size
 from setgames.arena.runner import RESULTS_FILE
 from setgames.arena.seating import derive_seed
 from setgames.records import RECORDS_FILE, load_records
@@ -133,3 +136,16 @@ def test_without_ray_the_ray_executor_names_the_install_command(monkeypatch, tmp
     with pytest.raises(ImportError, match=r"pip install -e '\.\[ray\]'"):
         run_arena([TOY], ["random", "random"], executor="ray", out=tmp_path / "x", progress=False)
     assert not (tmp_path / "x").exists()
+
+
+def test_a_cancelled_pool_ends_its_manager_thread_despite_half_a_result_in_the_pipe():
+    """A worker killed while sending its result leaves half a message in the result pipe: the
+    pool's manager thread then waits for the rest, and the interpreter's exit (joining that
+    thread) hangs unless cancelling the pool lets the thread read EOF."""
+    pool = cf.ProcessPoolExecutor(1, mp_context=mp.get_context("fork"))
+    assert pool.submit(abs, -3).result(timeout=30) == 3  # the manager thread is running
+    manager = pool._executor_manager_thread
+    os.write(pool._result_queue._writer.fileno(), struct.pack("!i", 1000) + b"half")
+    LocalBackend._terminate(pool)
+    manager.join(timeout=20)
+    assert not manager.is_alive()
