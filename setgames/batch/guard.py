@@ -63,9 +63,9 @@ def as_actions(actions: Any, n: int) -> np.ndarray:
 
     >>> as_actions([1, 2], 2).dtype.kind
     'i'
-    >>> as_actions(np.array([1.0, 2.0]), 2)
+    >>> as_actions(np.array([1.0, 2.0]), 2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: actions must be integers of shape (2,) (an integer ndarray or a list of ints), got float64 (2,)
+    ValueError: actions must be integers of shape (2,) (...), got float64 (2,)
     """
     if type(actions) is not np.ndarray:
         if not isinstance(actions, (list, tuple)) or not all(
@@ -83,9 +83,9 @@ class GuardedBatch:
     """The checked, thread- and fork-safe front of a game's compiled ``BatchCore`` (see the
     module doc; the protocol is :mod:`setgames.batch`'s)."""
 
-    def __init__(self, game: Any, num_envs: Any, seed: Any = None, num_threads: Any = 1, opponents: Any = None,
-                 learner_seat: Any = 0, autoreset: Any = DEFAULT_AUTORESET, illegal_action: str = "raise",
-                 illegal_reward: Any = -1.0, short_deals: str = "skip"):
+    def __init__(self, game: Any, num_envs: Any, seed: Any = None, num_threads: Any = 1,
+                 opponents: Any = None, learner_seat: Any = 0, autoreset: Any = DEFAULT_AUTORESET,
+                 illegal_action: str = "raise", illegal_reward: Any = -1.0, short_deals: str = "skip"):
         from setgames.batch import LEARNER_SEAT_MODES, OPPONENTS
 
         num_envs = check_int("num_envs", num_envs, 1, MAX_ENVS)
@@ -101,7 +101,8 @@ class GuardedBatch:
             learner_seat = check_int("learner_seat", learner_seat, 0, players - 1)
         autoreset = autoreset_mode(autoreset)
         illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        illegal_reward = check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD, MAX_ILLEGAL_REWARD)
+        illegal_reward = check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD,
+                                    MAX_ILLEGAL_REWARD)
         short_deals = check_choice("short_deals", short_deals, SHORT_DEAL_MODES)
         self._lock = threading.Lock()
         self._pid = os.getpid()
@@ -127,6 +128,14 @@ class GuardedBatch:
                 self._lock.release()
                 raise ValueError(f"{name}() before reset()")
 
+    def _call(self, name: str, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` inside the door of a call of ``name``."""
+        self._enter(name)
+        try:
+            return fn(*args)
+        finally:
+            self._lock.release()
+
     def _forked(self) -> None:
         """First call in a forked child: a new pool and lock; torn if a call was in flight."""
         self._pid = os.getpid()
@@ -142,9 +151,8 @@ class GuardedBatch:
         ``seed`` (an integer ``0..2**63-1``) re-seeds those slots: slot ``i``'s next game is the
         game of seed ``seed + i`` (mod 2**63); without it each slot deals its next game (index
         + 1), the first time from the master seed given at construction or fresh entropy.
-        Rewards, terminations and the skipped-deal counts' last-step marks of the reset slots
-        are zeroed. After a fork that caught the batch mid-call, only a reset of every slot
-        is accepted.
+        Rewards, terminations and illegal-action marks of the reset slots are zeroed. After a
+        fork that caught the batch mid-call, only a reset of every slot is accepted.
         """
         self._enter("reset")
         try:
@@ -177,52 +185,36 @@ class GuardedBatch:
             if self.autoreset == "disabled":
                 over = self._over_slots()
                 if over.size:
-                    raise ValueError(f"step(): the game of slot(s) {short_repr(over.tolist(), 60)} is over and "
-                                     f"autoreset is disabled: reset them first (reset(mask=...)); no slot moved")
+                    raise ValueError(f"step(): the game of slot(s) {short_repr(over.tolist(), 60)} is over "
+                                     f"and autoreset is disabled: reset them first (reset(mask=...)); "
+                                     f"no slot moved")
             self._step(actions)
         finally:
             self._lock.release()
 
     def sample(self, rng: Any = None, out: Any = None) -> np.ndarray:
-        """A uniform random legal action in every slot, drawn in C (see the game's ``BatchCore._sample``)."""
-        self._enter("sample")
-        try:
-            return self._sample(rng, out)
-        finally:
-            self._lock.release()
+        """A uniform random legal action in every slot, drawn in C (see ``BatchCore._sample``)."""
+        return self._call("sample", self._sample, rng, out)
 
     def legal_actions(self, slot: Any) -> list[int]:
         """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
-        self._enter("legal_actions")
-        try:
-            return self._legal_actions(check_int("slot", slot, 0, self.num_envs - 1))
-        finally:
-            self._lock.release()
+        slot = check_int("slot", slot, 0, self.num_envs - 1)
+        return self._call("legal_actions", self._legal_actions, slot)
 
     def state(self, slot: Any) -> Any:
         """A rules-layer copy of slot ``slot``'s current position (for pictures and analysis:
         the cards, zones, seat and phase; the event log, which the batch does not keep, is empty)."""
-        self._enter("state")
-        try:
-            return self._state(check_int("slot", slot, 0, self.num_envs - 1))
-        finally:
-            self._lock.release()
+        return self._call("state", self._state, check_int("slot", slot, 0, self.num_envs - 1))
 
     def greedy_actions(self, out: Any = None) -> np.ndarray:
-        """The compiled greedy bot's move for the seat to act in every slot (see ``BatchCore._greedy_actions``)."""
-        self._enter("greedy_actions")
-        try:
-            return self._greedy_actions(out)
-        finally:
-            self._lock.release()
+        """The compiled greedy bot's move for the seat to act in every slot (see
+        ``BatchCore._greedy_actions``)."""
+        return self._call("greedy_actions", self._greedy_actions, out)
 
     def greedy_returns(self, out: Any = None, slots: Any = None, redeals: Any = 0) -> np.ndarray:
-        """Every legal action's return under greedy play to the end (see ``BatchCore._greedy_returns``)."""
-        self._enter("greedy_returns")
-        try:
-            return self._greedy_returns(out, slots, redeals)
-        finally:
-            self._lock.release()
+        """Every legal action's return under greedy play to the end (see
+        ``BatchCore._greedy_returns``)."""
+        return self._call("greedy_returns", self._greedy_returns, out, slots, redeals)
 
 
 class GreedyFeaturesDoor:
@@ -231,8 +223,4 @@ class GreedyFeaturesDoor:
     def greedy_features(self, out: Any = None) -> np.ndarray:
         """What the greedy bot weighs for each move of the seat to act in every slot (see
         ``BatchCore._greedy_features``)."""
-        self._enter("greedy_features")  # type: ignore[attr-defined]
-        try:
-            return self._greedy_features(out)  # type: ignore[attr-defined]
-        finally:
-            self._lock.release()  # type: ignore[attr-defined]
+        return self._call("greedy_features", self._greedy_features, out)  # type: ignore[attr-defined]
