@@ -80,6 +80,9 @@ from setgames.checks import check_real, is_integer, short_repr
 from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
 from setgames.wrappers._common import (
+    ILLEGAL_ACTION_MODES,
+    RENDER_VIEWS,
+    SHORT_DEALS_MODES,
     GameStatePickling,
     PolicyBot,
     resolve_game,
@@ -91,12 +94,9 @@ __all__ = ["ILLEGAL_ACTION_MODES", "LEARNER_SEAT_MODES", "MAX_REDEALS", "OBS_MOD
            "SHORT_DEALS_MODES", "SHORT_DEAL_ACTION", "PolicyBot", "SingleAgentEnv"]
 
 OBS_MODES = ("flat", "dict")
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
 LEARNER_SEAT_MODES = ("rotate", "random")
 MAX_REDEALS = 100  # deals in a row that end before the learner acts, before giving up
-SHORT_DEALS_MODES = ("skip", "play")
 SHORT_DEAL_ACTION = 0  # the one legal action (a no-op) of a deal that ended before the learner acted
-RENDER_VIEWS = ("learner", "spectator")
 _MAX_SEED = 2**63 - 1
 
 
