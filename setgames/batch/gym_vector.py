@@ -38,7 +38,7 @@ keeps it):
   ``action_mask`` (every slot, ``bool``: the dtype of :meth:`action_masks`
   too) and ``skipped_deals`` (every slot, int64: how many deals the slot has
   skipped, see below); where a game ended on this step ``seed`` (the seed
-  that replays it), ``learner_seat`` and ``illegal_action`` (True where an
+  that replays it, int64), ``learner_seat`` and ``illegal_action`` (True where an
   illegal action ended it). Under ``SAME_STEP`` ``final_info`` holds those
   three and the final ``action_mask`` (all False) for the ended slots; the
   top-level ``action_mask`` is then the next game's.
@@ -172,7 +172,8 @@ class BatchVectorEnv(VectorEnv):
         """The facts of the games that ended on this step, in ``infos`` (and, under
         ``SAME_STEP``, ``final_obs`` and ``final_info`` as Gymnasium builds them)."""
         b = self.batch
-        facts = {"seed": b.final_seed.copy(), "learner_seat": b.final_learner_seat.copy(),
+        # int64: seeds stay below 2**63 (setgames.batch.seeds), and torch has no uint64 indexing
+        facts = {"seed": b.final_seed.astype(np.int64), "learner_seat": b.final_learner_seat.copy(),
                  "illegal_action": b.illegal & ended}
         for key, value in facts.items():
             infos[key] = value
