@@ -225,4 +225,5 @@ def test_rgb_array_frames_show_each_slots_learner_view_or_everything():
         learner = draw_state(aec.game, aec.game_state, seat=0).to_rgb()
         np.testing.assert_array_equal(frames[i], learner)
         assert not np.array_equal(frames[i], everything[i])  # the opponent's hand is hidden
-    assert BatchVectorEnv("tethsi", 1).render() is None  # no render_mode: a warning, no frame
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert BatchVectorEnv("tethsi", 1).render() is None  # no render_mode: a warning, no frame
