@@ -36,14 +36,15 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_redeals,
-                                 check_seed, check_values_out, illegal_action)
+from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
+from setgames.batch.guard import GuardedBatch, GreedyFeaturesDoor
+from setgames.batch._buffers cimport sg_array
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
-                                   sg_pool_new, sg_pool_run)
+                                   sg_pool_new, sg_pool_run, sg_pool_stale)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, bh_apply, bh_config, bh_fill_mask,
+from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, Engine, bh_apply, bh_config, bh_fill_mask,
                                 bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe,
                                 bh_redeal)
 from bharg_env._greedy cimport bh_greedy, bh_greedy_features
@@ -58,7 +59,10 @@ cdef enum:
     OPP_NONE, OPP_RANDOM, OPP_GREEDY
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
-    LIVE = 0, PENDING = 1, OVER = 2   # a slot's game runs / ended, dealt at the next step / ended, kept
+    IL_RAISE, IL_TERMINATE
+    # a slot's game runs / ended, dealt at the next step / ended, kept / ended before the
+    # learner acted, shown to it for one no-op step (short_deals="play")
+    LIVE = 0, PENDING = 1, OVER = 2, SHORT = 3
     # A slot redeals at most this many games in a row that end before the learner acts (each
     # is a first discard that binds a whole hand: in practice never twice).
     MAX_REDEALS = 64
@@ -91,17 +95,22 @@ ctypedef struct Ctx:
     long long *game_index
     int *learner               # per slot: the learner's seat in this game (-1 in self-play)
     int *final_learner
-    unsigned char *status      # LIVE, PENDING or OVER
+    unsigned char *status      # LIVE, PENDING, OVER or SHORT
     signed char *obs
     signed char *final_obs
     char *mask
     int *seat
     float *rewards
     float *learner_reward
+    float *pending             # per slot and seat: rewards of the game's opening, paid at the learner's first step
     unsigned char *term
     unsigned char *trunc
+    unsigned char *illegal     # per slot: its action was illegal (illegal_action="terminate")
+    long long *skipped         # per slot: deals that ended before the learner acted, skipped
     long long *actions
     int64_t first_bad           # the check's answer: the first bad slot, or n
+    float illegal_reward
+    int illegal_mode, short_play
     int obs_n, n_act, np, opponents, seat_mode, fixed_seat, autoreset
 
 
@@ -113,7 +122,10 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef char *m = c.mask + i * c.n_act
     bh_observe(s, &c.cfg, shown, <char *> (c.obs + i * c.obs_n))
     memset(m, 0, c.n_act)
-    if s.phase == PH_OVER:
+    if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
+        m[0] = 1
+        c.seat[i] = c.learner[i]
+    elif s.phase == PH_OVER:
         c.seat[i] = -1
     else:
         bh_fill_mask(s, m)
@@ -144,12 +156,18 @@ cdef void _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
 
 
 cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
-    """Deal slot ``i``'s next game (its index + 1) and, with opponents, play them to the learner's turn."""
+    """Deal slot ``i``'s next game (its index + 1) and, with opponents, play them to the learner's
+    turn, their rewards held in ``pending`` for the learner's first step. A deal they end before
+    then is skipped and counted (``short_deals="skip"``), or kept as a one-step episode
+    (``"play"``, and after ``MAX_REDEALS`` skips in a row)."""
     cdef sg_pcg64 deal
     cdef uint64_t g
     cdef long long k
-    cdef int tries
+    cdef int tries, p
+    cdef float *pend = c.pending + i * c.np
     for tries in range(MAX_REDEALS):
+        for p in range(c.np):
+            pend[p] = 0
         k = c.game_index[i] + 1
         c.game_index[i] = k
         g = sg_game_seed(c.slot_seed[i], <uint64_t> k)
@@ -167,12 +185,16 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
         else:
             c.learner[i] = <int> (sg_tag_seed(g, C_TAG_SEAT) % <uint64_t> c.np)
         sg_pcg64_seed(&c.opp_rng[i], sg_tag_seed(g, C_TAG_OPP))
-        _opponents(c, i, NULL)
+        _opponents(c, i, pend)
         if c.st[i].phase != PH_OVER:
             return
+        if c.short_play or tries == MAX_REDEALS - 1:
+            c.status[i] = SHORT
+            return
+        c.skipped[i] += 1
 
 
-cdef void _finish(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
+cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Slot ``i``'s game just ended (its rewards are in ``rew``): its seed reported, then the autoreset."""
     cdef BState *s = &c.st[i]
     c.term[i] = not s.truncated
@@ -192,6 +214,7 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
     """One step of slot ``i`` (its action already checked)."""
     cdef BState *s = &c.st[i]
     cdef float *rew = c.rewards + i * c.np
+    cdef float *pend
     cdef int mover, p
     for p in range(c.np):
         rew[p] = 0
@@ -208,12 +231,26 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
         c.learner_reward[i] = 0
         return
     mover = s.seat
+    pend = c.pending + i * c.np
+    for p in range(c.np):  # the opening's rewards, paid with the learner's first step
+        rew[p] += pend[p]
+        pend[p] = 0
+    if c.status[i] == SHORT:  # the no-op: the deal's rewards, and it ends
+        c.learner_reward[i] = rew[c.learner[i]]
+        _finish(c, i)
+        return
+    if c.illegal[i]:  # illegal_action="terminate": the game ends here, the mover penalised
+        p = c.learner[i] if c.learner[i] >= 0 else mover
+        rew[p] += c.illegal_reward
+        c.learner_reward[i] = rew[p]
+        _finish(c, i)
+        return
     _apply(c, s, <int> c.actions[i], rew)
     if c.opponents != OPP_NONE:
         _opponents(c, i, rew)
     c.learner_reward[i] = rew[c.learner[i] if c.learner[i] >= 0 else mover]
     if s.phase == PH_OVER:
-        _finish(c, i, rew)
+        _finish(c, i)
     else:
         _write(c, i)
 
@@ -312,6 +349,8 @@ cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
 cdef inline bint _bad(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Whether slot ``i`` takes an action and ``actions[i]`` is out of range or illegal there."""
     cdef long long a
+    if c.status[i] == SHORT:  # the no-op that ends a deal the learner never acted in
+        return c.actions[i] != 0
     if c.status[i] != LIVE:
         return False
     a = c.actions[i]
@@ -324,14 +363,306 @@ cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
     B=8192 an eighth of a one-thread step)."""
     cdef Ctx *c = <Ctx *> arg
     cdef Py_ssize_t i
+    if c.illegal_mode == IL_TERMINATE:  # every slot's mark, no error
+        for i in range(lo, hi):
+            c.illegal[i] = _bad(c, i)
+        return
     for i in range(lo, hi):
         if _bad(c, i):
             sg_atomic_min_i64(&c.first_bad, i)
             return
 
 
-cdef class Batch:
-    """``num_envs`` Bharg games stepped together in C (the :mod:`setgames.batch` protocol).
+cdef class BatchCore:
+    """The compiled core of :class:`Batch` (its C state and per-slot work; use :class:`Batch`)."""
+
+    cdef Ctx c
+    cdef sg_pool *pool
+    cdef Py_ssize_t n
+    cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
+    cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
+    cdef readonly object illegal, skipped_deals
+    cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
+    cdef readonly object opponents, learner_mode, autoreset, illegal_action, illegal_reward, short_deals
+    cdef int pool_threads
+    cdef object _pending, _actions, _slot_seed, _status, _labels
+    cdef bint _seeded
+
+    def __cinit__(self):
+        self.c.st = NULL
+        self.c.opp_rng = NULL
+        self.c.sampler = NULL
+        self.pool = NULL
+
+    def __dealloc__(self):
+        sg_pool_free(self.pool)
+        sg_aligned_free(self.c.st)
+        free(self.c.opp_rng)
+        free(self.c.sampler)
+
+    def _setup(self, game, int num_envs, seed, int num_threads, opponents, learner_seat, autoreset,
+               illegal_action, float illegal_reward, short_deals):
+        """Build the C state for options :class:`~setgames.batch.guard.GuardedBatch` checked."""
+        self.game = game
+        self.n = num_envs
+        self.num_envs = num_envs
+        self.num_players = game.num_players
+        self.obs_size = bh_obs_size()
+        self.num_actions = bh_n_actions()
+        assert game.obs_spec.size == self.obs_size
+        assert game.num_actions == self.num_actions
+        self.opponents = opponents
+        self.learner_mode = learner_seat
+        self.autoreset = autoreset
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward
+        self.short_deals = short_deals
+        self._labels = game.layout.labels
+        B = num_envs
+        self.c.st = <BState *> sg_aligned_calloc(B, sizeof(BState))
+        self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
+            raise MemoryError(f"no memory for {B} Bharg games")
+        self.pool_threads = min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1
+        self._renew_pool()
+        self.obs = sg_array((B, self.obs_size), np.int8)
+        self.final_obs = sg_array((B, self.obs_size), np.int8)
+        self.mask = sg_array((B, self.num_actions), np.int8)
+        self.seat = sg_array((B,), np.int32)
+        self.rewards = sg_array((B, self.num_players), np.float32)
+        self.learner_reward = sg_array((B,), np.float32)
+        self.terminated = sg_array((B,), np.bool_)
+        self.truncated = sg_array((B,), np.bool_)
+        self.illegal = sg_array((B,), np.bool_)
+        self.skipped_deals = sg_array((B,), np.int64)
+        self.game_seed = sg_array((B,), np.uint64)
+        self.final_seed = sg_array((B,), np.uint64)
+        self.game_index = sg_array((B,), np.int64)
+        self.learner_seat = sg_array((B,), np.int32)
+        self.final_learner_seat = sg_array((B,), np.int32)
+        self._slot_seed = np.zeros(B, np.uint64)
+        self._status = np.full(B, OVER, np.uint8)
+        self._actions = np.zeros(B, np.int64)
+        self._pending = np.zeros((B, self.num_players), np.float32)
+        c = &self.c
+        c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
+        c.game_seed = <uint64_t *> cnp.PyArray_DATA(self.game_seed)
+        c.final_seed = <uint64_t *> cnp.PyArray_DATA(self.final_seed)
+        c.game_index = <long long *> cnp.PyArray_DATA(self.game_index)
+        c.learner = <int *> cnp.PyArray_DATA(self.learner_seat)
+        c.final_learner = <int *> cnp.PyArray_DATA(self.final_learner_seat)
+        c.status = <unsigned char *> cnp.PyArray_DATA(self._status)
+        c.obs = <signed char *> cnp.PyArray_DATA(self.obs)
+        c.final_obs = <signed char *> cnp.PyArray_DATA(self.final_obs)
+        c.mask = <char *> cnp.PyArray_DATA(self.mask)
+        c.seat = <int *> cnp.PyArray_DATA(self.seat)
+        c.rewards = <float *> cnp.PyArray_DATA(self.rewards)
+        c.learner_reward = <float *> cnp.PyArray_DATA(self.learner_reward)
+        c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
+        c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
+        c.actions = <long long *> cnp.PyArray_DATA(self._actions)
+        c.pending = <float *> cnp.PyArray_DATA(self._pending)
+        c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
+        c.skipped = <long long *> cnp.PyArray_DATA(self.skipped_deals)
+        for i in range(B):
+            c.seat[i] = c.learner[i] = c.final_learner[i] = -1
+            c.game_index[i] = -1
+        c.illegal_mode = IL_TERMINATE if illegal_action == "terminate" else IL_RAISE
+        c.illegal_reward = illegal_reward
+        c.short_play = short_deals == "play"
+        c.obs_n = self.obs_size
+        c.n_act = self.num_actions
+        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
+        if isinstance(learner_seat, str):
+            c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
+            c.fixed_seat = 0
+        else:
+            c.seat_mode = SEAT_FIXED
+            c.fixed_seat = learner_seat
+        bh_config(&c.cfg, game)
+        c.np = self.num_players
+        c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
+                       AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
+        self._seeded = False
+        if seed is not None:
+            self._reseed(int(seed), None)
+
+    cdef void _reseed(self, object master, object where):
+        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
+        None), and their sampler streams."""
+        cdef Py_ssize_t i
+        seeds = (np.arange(self.n, dtype=np.uint64) + np.uint64(master & MASK63)) & np.uint64(MASK63)
+        for i in range(self.n):
+            if where is None or where[i]:
+                sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
+                self.c.slot_seed[i] = <uint64_t> seeds[i]
+                self.c.game_index[i] = -1
+        self._seeded = True
+
+    def _renew_pool(self):
+        """A pool of ``pool_threads`` (none for one), replacing one made before a fork."""
+        if self.pool != NULL and not sg_pool_stale(self.pool):
+            return
+        sg_pool_free(self.pool)  # a stale pool: its memory only (the C side's doc)
+        self.pool = NULL
+        if self.pool_threads > 1:
+            self.pool = sg_pool_new(self.pool_threads)
+            if self.pool == NULL:
+                raise MemoryError("no memory for the thread pool")
+        self.num_threads = self.pool.nworkers + 1 if self.pool != NULL else 1
+
+    def _over_slots(self):
+        """The slots whose game is over and stays so (autoreset disabled), ascending."""
+        return np.flatnonzero(self._status == OVER)
+
+    def _state(self, Py_ssize_t slot):
+        """:meth:`Batch.state`: the slot's state through an engine to the rules layer."""
+        cdef Engine e = Engine(self.game)
+        e.st = self.c.st[slot]
+        return self.game.from_json(e.to_json())
+
+    def _reset(self, seed, mask):
+        """:meth:`Batch.reset` (``seed`` checked)."""
+        cdef Py_ssize_t i
+        mask = check_mask(mask, self.n)
+        if seed is not None:
+            self._reseed(int(seed), mask)
+        elif not self._seeded:
+            self._reseed(int(np.random.SeedSequence().entropy) & MASK63, None)
+        for i in range(self.n):
+            if mask is None or mask[i]:
+                _new_game(&self.c, i)
+                _write(&self.c, i)
+                for p in range(self.num_players):
+                    self.c.rewards[self.num_players * i + p] = 0
+                self.c.learner_reward[i] = 0
+                self.c.term[i] = self.c.trunc[i] = self.c.illegal[i] = 0
+
+    def _step(self, actions):
+        """:meth:`Batch.step` (``actions`` an integer array of shape ``(num_envs,)``)."""
+        cdef Py_ssize_t i, bad, n = self.n
+        cdef Ctx *c = &self.c
+        # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
+        np.copyto(self._actions, actions, casting="unsafe")
+        c.first_bad = n
+        with nogil:
+            sg_pool_run(self.pool, _check_range, c, n, CHUNK)
+        bad = c.first_bad
+        if bad < n:
+            raise illegal_action(bad, int(actions[bad]), self._legal_actions(bad), self._labels)
+        with nogil:
+            sg_pool_run(self.pool, _step_range, c, n, CHUNK)
+
+    def _legal_actions(self, Py_ssize_t slot):
+        """The legal action ids of slot ``slot``'s game now, ascending (empty once over; ``[0]``, the
+        no-op, in a deal that ended before the learner acted, under ``short_deals="play"``)."""
+        cdef int out[BH_MAX_ACTIONS]
+        cdef int k, m
+        if self.c.st[slot].phase == PH_OVER or self.c.status[slot] != LIVE:
+            return [0] if self.c.status[slot] == SHORT else []
+        m = bh_legal(&self.c.st[slot], out)
+        return [out[k] for k in range(m)]
+
+    def _greedy_returns(self, out=None, slots=None, redeals=0):
+        """For every legal action of the seat to act in each slot: the return that seat gets
+        when it plays the action and then every seat plays the compiled greedy bot to the
+        game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
+        shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
+
+        ``redeals=0``: one play-out from the true state. The hidden cards are where the real
+        game put them, so over the positions a seat reaches the figure is an unbiased sample
+        of what the action is worth to it under greedy play, but one that saw the cards.
+        ``redeals=k``: the mean over ``k`` re-deals of the cards the seat has not seen
+        (``game.determinize``'s, compiled: the deck, the opponents' cards not taken from
+        the discard pile, the seed of later shuffles), each deal shared by every action:
+        what the action is worth given only what the seat knows, the value a determinized
+        search (and a one-step improvement on greedy) takes the best of.
+
+        The bot is deterministic; the re-deals are drawn from each slot's own stream
+        (``sample()``'s without a generator). ``slots`` (a bool array ``(num_envs,)``)
+        limits the work to those slots (the others get 0). Split over the threads like
+        the step.
+        """
+        cdef Py_ssize_t n = self.n
+        out = check_values_out(out, n, self.num_actions)
+        mask = check_mask(slots, n)
+        cdef int k = check_redeals(redeals)
+        keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
+        cdef Ctx *c = &self.c
+        c.values_out = <float *> cnp.PyArray_DATA(out)
+        c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
+        c.redeals = k
+        with nogil:
+            sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
+        return out
+
+    def _greedy_actions(self, out=None):
+        """The compiled greedy bot's move for the seat to act in every slot (0 where none
+        acts), e.g. as an expert's labels for imitation; no slot moves.
+
+        The bot is deterministic: it draws nothing. Writes into ``out`` (an int64 array of shape ``(num_envs,)``) or a new
+        array; split over the threads like the step.
+        """
+        cdef Py_ssize_t n = self.n
+        out = check_out(out, n)
+        cdef Ctx *c = &self.c
+        c.sample_out = <long long *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
+        return out
+
+    def _greedy_features(self, out=None):
+        """What the greedy bot weighs for each action of the seat to act in every slot
+        (:func:`bharg_env.greedy.greedy_features`, compiled): ``out[i]`` is that
+        ``(num_actions, 5)`` table flattened row-major, float32 of shape ``(num_envs,
+        num_actions * 5)``, zeros where no seat acts; no slot moves. Split over the threads.
+        """
+        cdef Py_ssize_t n = self.n
+        out = check_values_out(out, n, self.num_actions * NF)
+        cdef Ctx *c = &self.c
+        c.values_out = <float *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _features_range, c, n, CHUNK)
+        return out
+
+    def _sample(self, rng=None, out=None):
+        """A uniform random legal action in every slot, drawn in C.
+
+        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
+        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
+        one thread). Without one: each slot draws from its own stream, seeded with
+        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
+        (or the constructor) seeds slot ``i``, split over the threads like the step.
+        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
+        array of shape ``(num_envs,)``) or a new array.
+        """
+        cdef Py_ssize_t i, n = self.n
+        cdef int legal[BH_MAX_ACTIONS]
+        cdef int m
+        cdef bitgen_t *bg
+        out = check_out(out, n)
+        cdef long long *o = <long long *> cnp.PyArray_DATA(out)
+        cdef Ctx *c = &self.c
+        if rng is None:
+            c.sample_out = o
+            with nogil:
+                sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
+            return out
+        bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+        with rng.bit_generator.lock, nogil:
+            for i in range(n):
+                if c.status[i] != LIVE or c.st[i].phase == PH_OVER:
+                    o[i] = 0
+                    continue
+                m = bh_legal(&c.st[i], legal)
+                o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
+        return out
+
+
+class Batch(GuardedBatch, GreedyFeaturesDoor, BatchCore):
+    """``num_envs`` Bharg games stepped together in C (the :mod:`setgames.batch` protocol;
+    the checks, the lock and the fork handling are :mod:`setgames.batch.guard`'s).
 
     Args:
         game: the :class:`~bharg_env.rules.BhargGame` (any config: 2 or 3 players, deck options,
@@ -354,290 +685,3 @@ cdef class Batch:
     Raises:
         ValueError: a bad option, naming it.
     """
-
-    cdef Ctx c
-    cdef sg_pool *pool
-    cdef Py_ssize_t n
-    cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
-    cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
-    cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
-    cdef readonly object opponents, learner_mode, autoreset
-    cdef object _actions, _slot_seed, _status, _labels
-    cdef bint _seeded
-
-    def __cinit__(self):
-        self.c.st = NULL
-        self.c.opp_rng = NULL
-        self.c.sampler = NULL
-        self.pool = NULL
-
-    def __dealloc__(self):
-        sg_pool_free(self.pool)
-        sg_aligned_free(self.c.st)
-        free(self.c.opp_rng)
-        free(self.c.sampler)
-
-    def __init__(self, game, int num_envs, seed=None, int num_threads=1, opponents=None,
-                 learner_seat=0, autoreset="same_step"):
-        check_options(num_envs, num_threads, opponents, autoreset, learner_seat, seed, game.num_players)
-        self.game = game
-        self.n = num_envs
-        self.num_envs = num_envs
-        self.num_threads = num_threads
-        self.num_players = game.num_players
-        self.obs_size = bh_obs_size()
-        self.num_actions = bh_n_actions()
-        assert game.obs_spec.size == self.obs_size
-        assert game.num_actions == self.num_actions
-        self.opponents = opponents
-        self.learner_mode = learner_seat
-        self.autoreset = autoreset
-        self._labels = game.layout.labels
-        B = num_envs
-        self.c.st = <BState *> sg_aligned_calloc(B, sizeof(BState))
-        self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
-        self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
-        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
-            raise MemoryError(f"no memory for {B} Bharg games")
-        if num_threads > 1 and B >= 2 * MIN_SLOTS_PER_THREAD:
-            self.pool = sg_pool_new(min(num_threads, B // MIN_SLOTS_PER_THREAD))
-            if self.pool == NULL:
-                raise MemoryError("no memory for the thread pool")
-        self.obs = np.zeros((B, self.obs_size), np.int8)
-        self.final_obs = np.zeros((B, self.obs_size), np.int8)
-        self.mask = np.zeros((B, self.num_actions), np.int8)
-        self.seat = np.full(B, -1, np.int32)
-        self.rewards = np.zeros((B, self.num_players), np.float32)
-        self.learner_reward = np.zeros(B, np.float32)
-        self.terminated = np.zeros(B, np.bool_)
-        self.truncated = np.zeros(B, np.bool_)
-        self.game_seed = np.zeros(B, np.uint64)
-        self.final_seed = np.zeros(B, np.uint64)
-        self.game_index = np.full(B, -1, np.int64)
-        self.learner_seat = np.full(B, -1, np.int32)
-        self.final_learner_seat = np.full(B, -1, np.int32)
-        self._slot_seed = np.zeros(B, np.uint64)
-        self._status = np.full(B, OVER, np.uint8)
-        self._actions = np.zeros(B, np.int64)
-        c = &self.c
-        c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
-        c.game_seed = <uint64_t *> cnp.PyArray_DATA(self.game_seed)
-        c.final_seed = <uint64_t *> cnp.PyArray_DATA(self.final_seed)
-        c.game_index = <long long *> cnp.PyArray_DATA(self.game_index)
-        c.learner = <int *> cnp.PyArray_DATA(self.learner_seat)
-        c.final_learner = <int *> cnp.PyArray_DATA(self.final_learner_seat)
-        c.status = <unsigned char *> cnp.PyArray_DATA(self._status)
-        c.obs = <signed char *> cnp.PyArray_DATA(self.obs)
-        c.final_obs = <signed char *> cnp.PyArray_DATA(self.final_obs)
-        c.mask = <char *> cnp.PyArray_DATA(self.mask)
-        c.seat = <int *> cnp.PyArray_DATA(self.seat)
-        c.rewards = <float *> cnp.PyArray_DATA(self.rewards)
-        c.learner_reward = <float *> cnp.PyArray_DATA(self.learner_reward)
-        c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
-        c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
-        c.actions = <long long *> cnp.PyArray_DATA(self._actions)
-        c.obs_n = self.obs_size
-        c.n_act = self.num_actions
-        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
-        if isinstance(learner_seat, str):
-            c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
-            c.fixed_seat = 0
-        else:
-            c.seat_mode = SEAT_FIXED
-            c.fixed_seat = learner_seat
-        bh_config(&c.cfg, game)
-        c.np = self.num_players
-        c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
-                       AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
-        for a in (self.obs, self.final_obs, self.mask, self.seat, self.rewards, self.learner_reward,
-                  self.terminated, self.truncated, self.game_seed, self.final_seed, self.game_index,
-                  self.learner_seat, self.final_learner_seat):
-            a.flags.writeable = False  # written by the batch only (the C pointers stay valid)
-        self._seeded = False
-        if seed is not None:
-            self._reseed(int(seed), None)
-
-    cdef void _reseed(self, object master, object where):
-        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
-        None), and their sampler streams."""
-        cdef Py_ssize_t i
-        seeds = (np.arange(self.n, dtype=np.uint64) + np.uint64(master & MASK63)) & np.uint64(MASK63)
-        for i in range(self.n):
-            if where is None or where[i]:
-                sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
-        if where is None:
-            self._slot_seed[:] = seeds
-            self.game_index.flags.writeable = True
-            self.game_index[:] = -1
-        else:
-            self._slot_seed[where] = seeds[where]
-            self.game_index.flags.writeable = True
-            self.game_index[where] = -1
-        self.game_index.flags.writeable = False
-        self._seeded = True
-
-    def reset(self, seed=None, mask=None):
-        """Deal a new game in every slot (or in the slots where the bool array ``mask`` is True).
-
-        ``seed`` re-seeds those slots: slot ``i``'s next game is the game of seed
-        ``seed + i``; without it each slot deals its next game (index + 1), the
-        first time from the master seed given at construction or fresh entropy.
-        Rewards and terminations of the reset slots are zeroed.
-        """
-        cdef Py_ssize_t i
-        mask = check_mask(mask, self.n)
-        check_seed(seed)
-        if seed is not None:
-            self._reseed(int(seed), mask)
-        elif not self._seeded:
-            self._reseed(int(np.random.SeedSequence().entropy) & MASK63, None)
-        for i in range(self.n):
-            if mask is None or mask[i]:
-                _new_game(&self.c, i)
-                _write(&self.c, i)
-                for p in range(self.num_players):
-                    self.c.rewards[self.num_players * i + p] = 0
-                self.c.learner_reward[i] = 0
-                self.c.term[i] = self.c.trunc[i] = 0
-
-    def step(self, actions):
-        """Play ``actions[i]`` in slot ``i`` (the seat to act's, or the learner's, move), then
-        the opponents, game ends and autoresets; the arrays are updated in place.
-
-        ``actions`` is an integer ndarray of shape ``(num_envs,)``. Slots that take no
-        action (dealing at this step under ``"next_step"``, over under ``"disabled"``)
-        ignore theirs.
-
-        Raises:
-            ValueError: a wrong shape or dtype, or an action out of range or illegal in
-                its slot (naming the slot, the action and the legal ids); no slot moves.
-        """
-        cdef Py_ssize_t i, bad, n = self.n
-        cdef Ctx *c = &self.c
-        if not self._seeded:
-            raise ValueError("step() before reset()")
-        check_actions(actions, n)
-        # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
-        np.copyto(self._actions, actions, casting="unsafe")
-        c.first_bad = n
-        with nogil:
-            sg_pool_run(self.pool, _check_range, c, n, CHUNK)
-        bad = c.first_bad
-        if bad < n:
-            raise illegal_action(bad, int(actions[bad]), self.legal_actions(bad), self._labels)
-        with nogil:
-            sg_pool_run(self.pool, _step_range, c, n, CHUNK)
-
-    def legal_actions(self, Py_ssize_t slot):
-        """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
-        cdef int out[BH_MAX_ACTIONS]
-        cdef int k, m
-        if not 0 <= slot < self.n:
-            raise IndexError(f"slot {slot} is out of range 0..{self.n - 1}")
-        if self.c.st[slot].phase == PH_OVER or self.c.status[slot] != LIVE:
-            return []
-        m = bh_legal(&self.c.st[slot], out)
-        return [out[k] for k in range(m)]
-
-    def greedy_returns(self, out=None, slots=None, redeals=0):
-        """For every legal action of the seat to act in each slot: the return that seat gets
-        when it plays the action and then every seat plays the compiled greedy bot to the
-        game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
-        shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
-
-        ``redeals=0``: one play-out from the true state. The hidden cards are where the real
-        game put them, so over the positions a seat reaches the figure is an unbiased sample
-        of what the action is worth to it under greedy play, but one that saw the cards.
-        ``redeals=k``: the mean over ``k`` re-deals of the cards the seat has not seen
-        (``game.determinize``'s, compiled: the deck, the opponents' cards not taken from
-        the discard pile, the seed of later shuffles), each deal shared by every action:
-        what the action is worth given only what the seat knows, the value a determinized
-        search (and a one-step improvement on greedy) takes the best of.
-
-        The bot is deterministic; the re-deals are drawn from each slot's own stream
-        (``sample()``'s without a generator). ``slots`` (a bool array ``(num_envs,)``)
-        limits the work to those slots (the others get 0). Split over the threads like
-        the step.
-        """
-        cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_returns() before reset()")
-        out = check_values_out(out, n, self.num_actions)
-        mask = check_mask(slots, n)
-        cdef int k = check_redeals(redeals)
-        keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
-        cdef Ctx *c = &self.c
-        c.values_out = <float *> cnp.PyArray_DATA(out)
-        c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
-        c.redeals = k
-        with nogil:
-            sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
-        return out
-
-    def greedy_actions(self, out=None):
-        """The compiled greedy bot's move for the seat to act in every slot (0 where none
-        acts), e.g. as an expert's labels for imitation; no slot moves.
-
-        The bot is deterministic: it draws nothing. Writes into ``out`` (an int64 array of shape ``(num_envs,)``) or a new
-        array; split over the threads like the step.
-        """
-        cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_actions() before reset()")
-        out = check_out(out, n)
-        cdef Ctx *c = &self.c
-        c.sample_out = <long long *> cnp.PyArray_DATA(out)
-        with nogil:
-            sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
-        return out
-
-    def greedy_features(self, out=None):
-        """What the greedy bot weighs for each action of the seat to act in every slot
-        (:func:`bharg_env.greedy.greedy_features`, compiled): ``out[i]`` is that
-        ``(num_actions, 5)`` table flattened row-major, float32 of shape ``(num_envs,
-        num_actions * 5)``, zeros where no seat acts; no slot moves. Split over the threads.
-        """
-        cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_features() before reset()")
-        out = check_values_out(out, n, self.num_actions * NF)
-        cdef Ctx *c = &self.c
-        c.values_out = <float *> cnp.PyArray_DATA(out)
-        with nogil:
-            sg_pool_run(self.pool, _features_range, c, n, CHUNK)
-        return out
-
-    def sample(self, rng=None, out=None):
-        """A uniform random legal action in every slot, drawn in C.
-
-        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
-        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
-        one thread). Without one: each slot draws from its own stream, seeded with
-        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
-        (or the constructor) seeds slot ``i``, split over the threads like the step.
-        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
-        array of shape ``(num_envs,)``) or a new array.
-        """
-        cdef Py_ssize_t i, n = self.n
-        cdef int legal[BH_MAX_ACTIONS]
-        cdef int m
-        cdef bitgen_t *bg
-        if not self._seeded:
-            raise ValueError("sample() before reset()")
-        out = check_out(out, n)
-        cdef long long *o = <long long *> cnp.PyArray_DATA(out)
-        cdef Ctx *c = &self.c
-        if rng is None:
-            c.sample_out = o
-            with nogil:
-                sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
-            return out
-        bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
-        with rng.bit_generator.lock, nogil:
-            for i in range(n):
-                if c.status[i] != LIVE or c.st[i].phase == PH_OVER:
-                    o[i] = 0
-                    continue
-                m = bh_legal(&c.st[i], legal)
-                o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
-        return out

@@ -26,14 +26,15 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_redeals,
-                                 check_seed, check_values_out, illegal_action)
+from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
+from setgames.batch.guard import GreedyFeaturesDoor, GuardedBatch
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
+from setgames.batch._buffers cimport sg_array
 from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
-                                   sg_pool_new, sg_pool_run)
+                                   sg_pool_new, sg_pool_run, sg_pool_stale)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from tethsi_env._engine cimport (TH_MAX_ACTIONS, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
+from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
                                  th_legal, th_n_actions, th_obs_size, th_observe, th_over, th_redeal,
                                  th_returns)
 from tethsi_env._greedy cimport th_greedy, th_greedy_features
@@ -47,6 +48,7 @@ cdef enum:
     OPP_NONE, OPP_RANDOM, OPP_GREEDY
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
+    IL_RAISE, IL_TERMINATE
     LIVE = 0, PENDING = 1, OVER = 2   # a slot's game runs / ended, dealt at the next step / ended, kept
 
 # Threads get at least this many slots each: waking a thread costs more than stepping a
@@ -84,9 +86,11 @@ ctypedef struct Ctx:
     float *learner_reward
     unsigned char *term
     unsigned char *trunc
+    unsigned char *illegal     # per slot: its action was illegal (illegal_action="terminate")
     long long *actions
     int64_t first_bad           # the check's answer: the first bad slot, or n
-    int obs_n, n_act, opponents, seat_mode, fixed_seat, first_player, autoreset
+    float illegal_reward
+    int obs_n, n_act, opponents, seat_mode, fixed_seat, first_player, autoreset, illegal_mode
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -144,14 +148,10 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
     _opponents(c, i, NULL)
 
 
-cdef void _finish(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
-    """Slot ``i``'s game just ended: its returns into ``rew``, its seed reported, then the autoreset."""
-    cdef float ret[NP]
-    cdef int p
+cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Slot ``i``'s game just ended (its rewards are in the step's row): its seed reported, then
+    the autoreset."""
     cdef TState *s = &c.st[i]
-    th_returns(s, ret)
-    for p in range(NP):
-        rew[p] += ret[p]
     c.term[i] = 1
     c.final_seed[i] = c.game_seed[i]
     c.final_learner[i] = c.learner[i]
@@ -168,7 +168,8 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
     """One step of slot ``i`` (its action already checked)."""
     cdef TState *s = &c.st[i]
     cdef float *rew = c.rewards + i * NP
-    cdef int mover, status
+    cdef float ret[NP]
+    cdef int mover, status, p
     rew[0] = 0
     rew[1] = 0
     c.trunc[i] = 0
@@ -183,12 +184,21 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
         c.learner_reward[i] = 0
         return
     mover = s.seat
+    c.learner_reward[i] = 0
+    if c.illegal[i]:  # illegal_action="terminate": the game ends here, the mover penalised
+        p = c.learner[i] if c.learner[i] >= 0 else mover
+        rew[p] += c.illegal_reward
+        _finish(c, i)
+        c.learner_reward[i] = rew[p]
+        return
     status = th_apply(s, <int> c.actions[i])
     if status == 0 and c.opponents != OPP_NONE:
         status = _opponents(c, i, rew)
-    c.learner_reward[i] = 0
     if status:
-        _finish(c, i, rew)
+        th_returns(s, ret)
+        for p in range(NP):
+            rew[p] += ret[p]
+        _finish(c, i)
         c.learner_reward[i] = rew[c.final_learner[i] if c.final_learner[i] >= 0 else mover]
     else:
         _write(c, i)
@@ -293,48 +303,33 @@ cdef inline bint _bad(Ctx *c, Py_ssize_t i) noexcept nogil:
 
 
 cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
-    """The first bad slot of ``lo`` to ``hi - 1`` into ``first_bad`` if below it (a pool task:
-    on one thread the check was an eighth of a B=8192 step, a serial part that capped two
-    threads near 1.8x)."""
+    """The first bad slot of ``lo`` to ``hi - 1`` into ``first_bad`` if below it, or under
+    ``illegal_action="terminate"`` every slot's mark in ``illegal`` (a pool task: on one thread
+    the check was an eighth of a B=8192 step, a serial part that capped two threads near 1.8x)."""
     cdef Ctx *c = <Ctx *> arg
     cdef Py_ssize_t i
+    if c.illegal_mode == IL_TERMINATE:
+        for i in range(lo, hi):
+            c.illegal[i] = _bad(c, i)
+        return
     for i in range(lo, hi):
         if _bad(c, i):
             sg_atomic_min_i64(&c.first_bad, i)
             return
 
 
-cdef class Batch:
-    """``num_envs`` Tet Hsi games stepped together in C (the :mod:`setgames.batch` protocol).
-
-    Args:
-        game: the :class:`~tethsi_env.rules.TetHsiGame` (its config: ``first_player``).
-        num_envs: B, the number of slots.
-        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
-            from fresh entropy. :meth:`reset` deals the first games.
-        num_threads: threads the step splits the slots over (the caller and a pool of
-            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
-            slots: smaller batches run on the caller alone.
-        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
-            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
-        learner_seat: with opponents, the learner's seat: 0 or 1, ``"rotate"`` (seat 0 in a
-            slot's first game, then alternating) or ``"random"`` (drawn from each game's seed).
-        autoreset: ``"same_step"`` (a finished game's slot deals its next game in the same
-            step; the last observation is in :attr:`final_obs`), ``"next_step"`` (the step
-            after the end deals, ignoring its action) or ``"disabled"`` (the slot stays
-            over, ignoring actions, until :meth:`reset` names it).
-
-    Raises:
-        ValueError: a bad option, naming it.
-    """
+cdef class BatchCore:
+    """The compiled core of :class:`Batch` (its C state and per-slot work; use :class:`Batch`)."""
 
     cdef Ctx c
     cdef sg_pool *pool
+    cdef int pool_threads
     cdef Py_ssize_t n
     cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
     cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
+    cdef readonly object illegal, skipped_deals
     cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
-    cdef readonly object opponents, learner_mode, autoreset
+    cdef readonly object opponents, learner_mode, autoreset, illegal_action, illegal_reward, short_deals
     cdef object _actions, _slot_seed, _status, _labels
     cdef bint _seeded
 
@@ -350,13 +345,12 @@ cdef class Batch:
         free(self.c.opp_rng)
         free(self.c.sampler)
 
-    def __init__(self, game, int num_envs, seed=None, int num_threads=1, opponents=None,
-                 learner_seat=0, autoreset="same_step"):
-        check_options(num_envs, num_threads, opponents, autoreset, learner_seat, seed, NP)
+    def _setup(self, game, int num_envs, seed, int num_threads, opponents, learner_seat, autoreset,
+               illegal_action, float illegal_reward, short_deals):
+        """Build the C state for options :class:`~setgames.batch.guard.GuardedBatch` checked."""
         self.game = game
         self.n = num_envs
         self.num_envs = num_envs
-        self.num_threads = num_threads
         self.num_players = NP
         self.obs_size = th_obs_size()
         self.num_actions = th_n_actions()
@@ -365,6 +359,9 @@ cdef class Batch:
         self.opponents = opponents
         self.learner_mode = learner_seat
         self.autoreset = autoreset
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward
+        self.short_deals = short_deals
         self._labels = game.layout.labels
         B = num_envs
         self.c.st = <TState *> sg_aligned_calloc(B, sizeof(TState))
@@ -372,23 +369,23 @@ cdef class Batch:
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
             raise MemoryError(f"no memory for {B} Tet Hsi games")
-        if num_threads > 1 and B >= 2 * MIN_SLOTS_PER_THREAD:
-            self.pool = sg_pool_new(min(num_threads, B // MIN_SLOTS_PER_THREAD))
-            if self.pool == NULL:
-                raise MemoryError("no memory for the thread pool")
-        self.obs = np.zeros((B, self.obs_size), np.int8)
-        self.final_obs = np.zeros((B, self.obs_size), np.int8)
-        self.mask = np.zeros((B, self.num_actions), np.int8)
-        self.seat = np.full(B, -1, np.int32)
-        self.rewards = np.zeros((B, NP), np.float32)
-        self.learner_reward = np.zeros(B, np.float32)
-        self.terminated = np.zeros(B, np.bool_)
-        self.truncated = np.zeros(B, np.bool_)
-        self.game_seed = np.zeros(B, np.uint64)
-        self.final_seed = np.zeros(B, np.uint64)
-        self.game_index = np.full(B, -1, np.int64)
-        self.learner_seat = np.full(B, -1, np.int32)
-        self.final_learner_seat = np.full(B, -1, np.int32)
+        self.pool_threads = min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1
+        self._renew_pool()
+        self.obs = sg_array((B, self.obs_size), np.int8)
+        self.final_obs = sg_array((B, self.obs_size), np.int8)
+        self.mask = sg_array((B, self.num_actions), np.int8)
+        self.seat = sg_array((B,), np.int32)
+        self.rewards = sg_array((B, NP), np.float32)
+        self.learner_reward = sg_array((B,), np.float32)
+        self.terminated = sg_array((B,), np.bool_)
+        self.truncated = sg_array((B,), np.bool_)
+        self.illegal = sg_array((B,), np.bool_)
+        self.skipped_deals = sg_array((B,), np.int64)
+        self.game_seed = sg_array((B,), np.uint64)
+        self.final_seed = sg_array((B,), np.uint64)
+        self.game_index = sg_array((B,), np.int64)
+        self.learner_seat = sg_array((B,), np.int32)
+        self.final_learner_seat = sg_array((B,), np.int32)
         self._slot_seed = np.zeros(B, np.uint64)
         self._status = np.full(B, OVER, np.uint8)
         self._actions = np.zeros(B, np.int64)
@@ -408,7 +405,11 @@ cdef class Batch:
         c.learner_reward = <float *> cnp.PyArray_DATA(self.learner_reward)
         c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
         c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
+        c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
         c.actions = <long long *> cnp.PyArray_DATA(self._actions)
+        for i in range(B):
+            c.seat[i] = c.learner[i] = c.final_learner[i] = -1
+            c.game_index[i] = -1
         c.obs_n = self.obs_size
         c.n_act = self.num_actions
         c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
@@ -422,13 +423,23 @@ cdef class Batch:
         c.first_player = -1 if fp == "random" else fp
         c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
                        AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
-        for a in (self.obs, self.final_obs, self.mask, self.seat, self.rewards, self.learner_reward,
-                  self.terminated, self.truncated, self.game_seed, self.final_seed, self.game_index,
-                  self.learner_seat, self.final_learner_seat):
-            a.flags.writeable = False  # written by the batch only (the C pointers stay valid)
+        c.illegal_mode = IL_TERMINATE if illegal_action == "terminate" else IL_RAISE
+        c.illegal_reward = illegal_reward
         self._seeded = False
         if seed is not None:
             self._reseed(int(seed), None)
+
+    def _renew_pool(self):
+        """A pool of ``pool_threads`` (none for one), replacing one made before a fork."""
+        if self.pool != NULL and not sg_pool_stale(self.pool):
+            return
+        sg_pool_free(self.pool)  # a stale pool: its memory only (the C side's doc)
+        self.pool = NULL
+        if self.pool_threads > 1:
+            self.pool = sg_pool_new(self.pool_threads)
+            if self.pool == NULL:
+                raise MemoryError("no memory for the thread pool")
+        self.num_threads = self.pool.nworkers + 1 if self.pool != NULL else 1
 
     cdef void _reseed(self, object master, object where):
         """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
@@ -438,28 +449,18 @@ cdef class Batch:
         for i in range(self.n):
             if where is None or where[i]:
                 sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
-        if where is None:
-            self._slot_seed[:] = seeds
-            self.game_index.flags.writeable = True
-            self.game_index[:] = -1
-        else:
-            self._slot_seed[where] = seeds[where]
-            self.game_index.flags.writeable = True
-            self.game_index[where] = -1
-        self.game_index.flags.writeable = False
+                self.c.slot_seed[i] = <uint64_t> seeds[i]
+                self.c.game_index[i] = -1
         self._seeded = True
 
-    def reset(self, seed=None, mask=None):
-        """Deal a new game in every slot (or in the slots where the bool array ``mask`` is True).
+    def _over_slots(self):
+        """The slots whose game is over and stays so (autoreset disabled), ascending."""
+        return np.flatnonzero(self._status == OVER)
 
-        ``seed`` re-seeds those slots: slot ``i``'s next game is the game of seed
-        ``seed + i``; without it each slot deals its next game (index + 1), the
-        first time from the master seed given at construction or fresh entropy.
-        Rewards and terminations of the reset slots are zeroed.
-        """
+    def _reset(self, seed, mask):
+        """:meth:`Batch.reset` (``seed`` checked)."""
         cdef Py_ssize_t i
         mask = check_mask(mask, self.n)
-        check_seed(seed)
         if seed is not None:
             self._reseed(int(seed), mask)
         elif not self._seeded:
@@ -470,25 +471,12 @@ cdef class Batch:
                 _write(&self.c, i)
                 self.c.rewards[2 * i] = self.c.rewards[2 * i + 1] = 0
                 self.c.learner_reward[i] = 0
-                self.c.term[i] = self.c.trunc[i] = 0
+                self.c.term[i] = self.c.trunc[i] = self.c.illegal[i] = 0
 
-    def step(self, actions):
-        """Play ``actions[i]`` in slot ``i`` (the seat to act's, or the learner's, move), then
-        the opponents, game ends and autoresets; the arrays are updated in place.
-
-        ``actions`` is an integer ndarray of shape ``(num_envs,)``. Slots that take no
-        action (dealing at this step under ``"next_step"``, over under ``"disabled"``)
-        ignore theirs.
-
-        Raises:
-            ValueError: a wrong shape or dtype, or an action out of range or illegal in
-                its slot (naming the slot, the action and the legal ids); no slot moves.
-        """
+    def _step(self, actions):
+        """:meth:`Batch.step` (``actions`` an integer array of shape ``(num_envs,)``)."""
         cdef Py_ssize_t i, bad, n = self.n
         cdef Ctx *c = &self.c
-        if not self._seeded:
-            raise ValueError("step() before reset()")
-        check_actions(actions, n)
         # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
         np.copyto(self._actions, actions, casting="unsafe")
         c.first_bad = n
@@ -496,22 +484,26 @@ cdef class Batch:
             sg_pool_run(self.pool, _check_range, c, n, CHUNK)
         bad = c.first_bad
         if bad < n:
-            raise illegal_action(bad, int(actions[bad]), self.legal_actions(bad), self._labels)
+            raise illegal_action(bad, int(actions[bad]), self._legal_actions(bad), self._labels)
         with nogil:
             sg_pool_run(self.pool, _step_range, c, n, CHUNK)
 
-    def legal_actions(self, Py_ssize_t slot):
+    def _state(self, Py_ssize_t slot):
+        """:meth:`Batch.state`: the slot's ``TState`` through an engine to the rules layer."""
+        cdef Engine e = Engine(self.game)
+        e.st = self.c.st[slot]
+        return self.game.from_json(e.to_json())
+
+    def _legal_actions(self, Py_ssize_t slot):
         """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
         cdef int out[TH_MAX_ACTIONS]
         cdef int k, m
-        if not 0 <= slot < self.n:
-            raise IndexError(f"slot {slot} is out of range 0..{self.n - 1}")
         if th_over(&self.c.st[slot]) or self.c.status[slot] != LIVE:
             return []
         m = th_legal(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
-    def greedy_returns(self, out=None, slots=None, redeals=0):
+    def _greedy_returns(self, out=None, slots=None, redeals=0):
         """For every legal action of the seat to act in each slot: the return that seat gets
         when it plays the action and then every seat plays the compiled greedy bot to the
         game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
@@ -530,8 +522,6 @@ cdef class Batch:
         those slots (the others get 0). Split over the threads like the step.
         """
         cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_returns() before reset()")
         out = check_values_out(out, n, self.num_actions)
         mask = check_mask(slots, n)
         cdef int k = check_redeals(redeals)
@@ -544,7 +534,7 @@ cdef class Batch:
             sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
         return out
 
-    def greedy_actions(self, out=None):
+    def _greedy_actions(self, out=None):
         """The compiled greedy bot's move for the seat to act in every slot (0 where none
         acts), e.g. as an expert's labels for imitation; no slot moves.
 
@@ -552,8 +542,6 @@ cdef class Batch:
         array; split over the threads like the step.
         """
         cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_actions() before reset()")
         out = check_out(out, n)
         cdef Ctx *c = &self.c
         c.sample_out = <long long *> cnp.PyArray_DATA(out)
@@ -561,15 +549,13 @@ cdef class Batch:
             sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
         return out
 
-    def greedy_features(self, out=None):
+    def _greedy_features(self, out=None):
         """What the greedy bot weighs for each move of the seat to act in every slot
         (:func:`tethsi_env.greedy.greedy_features`, compiled): ``out[i]`` is that
         ``(FEATURE_ROWS, 6)`` table flattened row-major, float32 of shape ``(num_envs,
         FEATURE_ROWS * 6)``, zeros where no seat acts; no slot moves. Split over the threads.
         """
         cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_features() before reset()")
         out = check_values_out(out, n, NFEAT)
         cdef Ctx *c = &self.c
         c.values_out = <float *> cnp.PyArray_DATA(out)
@@ -577,7 +563,7 @@ cdef class Batch:
             sg_pool_run(self.pool, _features_range, c, n, CHUNK)
         return out
 
-    def sample(self, rng=None, out=None):
+    def _sample(self, rng=None, out=None):
         """A uniform random legal action in every slot, drawn in C.
 
         With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
@@ -592,8 +578,6 @@ cdef class Batch:
         cdef int legal[TH_MAX_ACTIONS]
         cdef int m
         cdef bitgen_t *bg
-        if not self._seeded:
-            raise ValueError("sample() before reset()")
         out = check_out(out, n)
         cdef long long *o = <long long *> cnp.PyArray_DATA(out)
         cdef Ctx *c = &self.c
@@ -611,3 +595,37 @@ cdef class Batch:
                 m = th_legal(&c.st[i], legal)
                 o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
         return out
+
+
+class Batch(GuardedBatch, GreedyFeaturesDoor, BatchCore):
+    """``num_envs`` Tet Hsi games stepped together in C (the :mod:`setgames.batch` protocol;
+    the checks, the lock and the fork handling are :mod:`setgames.batch.guard`'s).
+
+    Args:
+        game: the :class:`~tethsi_env.rules.TetHsiGame` (its config: ``first_player``).
+        num_envs: B, the number of slots.
+        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
+            from fresh entropy. :meth:`reset` deals the first games.
+        num_threads: threads the step may split the slots over (the caller and a pool of
+            workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256) slots: smaller batches
+            run on the caller alone. :attr:`num_threads` reports the threads it uses.
+        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
+            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
+        learner_seat: with opponents, the learner's seat: 0 or 1, ``"rotate"`` (seat 0 in a
+            slot's first game, then alternating) or ``"random"`` (drawn from each game's seed).
+        autoreset: any spelling of :mod:`setgames.batch.modes`: ``"same_step"`` (the default:
+            a finished game's slot deals its next game in the same step; the last observation
+            is in :attr:`final_obs`), ``"next_step"`` (the step after the end deals, ignoring
+            its action) or ``"disabled"`` (the slot stays over until :meth:`reset` names it;
+            stepping before that is an error).
+        illegal_action: ``"raise"`` (an illegal or out-of-range action raises ``ValueError``
+            and no slot moves) or ``"terminate"`` (that slot's game ends there: the mover
+            gets ``illegal_reward``, :attr:`illegal` marks the slot, the others step on).
+        illegal_reward: the mover's reward for an illegal action under ``"terminate"``.
+        short_deals: ``"skip"`` or ``"play"``: what to do with a deal that ends before the
+            learner acts; a Tet Hsi game cannot (each seat moves before three Sets empty a
+            hand), so :attr:`skipped_deals` stays 0.
+
+    Raises:
+        ValueError: a bad option, naming it.
+    """

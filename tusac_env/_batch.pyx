@@ -33,14 +33,15 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch.args import (check_actions, check_mask, check_options, check_out, check_redeals,
-                                 check_seed, check_values_out, illegal_action)
+from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
+from setgames.batch.guard import GuardedBatch
+from setgames.batch._buffers cimport sg_array
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
-                                   sg_pool_new, sg_pool_run)
+                                   sg_pool_new, sg_pool_run, sg_pool_stale)
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, TSState, ts_apply, ts_deal, ts_fill_mask,
+from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal, ts_fill_mask,
                                 ts_legal, ts_observe, ts_setup)
 from tusac_env._greedy cimport ts_greedy
 
@@ -54,7 +55,10 @@ cdef enum:
     OPP_NONE, OPP_RANDOM, OPP_GREEDY
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
-    LIVE = 0, PENDING = 1, OVER = 2   # a slot's game runs / ended, dealt at the next step / ended, kept
+    IL_RAISE, IL_TERMINATE
+    # a slot's game runs / ended, dealt at the next step / ended, kept / ended before the
+    # learner acted, shown to it for one no-op step (short_deals="play")
+    LIVE = 0, PENDING = 1, OVER = 2, SHORT = 3
 
 # Threads get at least this many slots each: waking a thread costs more than stepping a
 # few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
@@ -83,7 +87,7 @@ ctypedef struct Ctx:
     int *learner               # per slot: the learner's seat in this game (-1 in self-play)
     int *final_learner
     int *last_mover            # per slot: the seat of the last move applied (the view once over)
-    unsigned char *status      # LIVE, PENDING or OVER
+    unsigned char *status      # LIVE, PENDING, OVER or SHORT
     signed char *obs
     signed char *final_obs
     char *mask
@@ -92,8 +96,12 @@ ctypedef struct Ctx:
     float *learner_reward
     unsigned char *term
     unsigned char *trunc
+    unsigned char *illegal     # per slot: its action was illegal (illegal_action="terminate")
+    long long *skipped         # per slot: deals that ended before the learner acted, skipped
     long long *actions
     int64_t first_bad           # the check's answer: the first bad slot, or n
+    float illegal_reward
+    int illegal_mode, short_play
     int np, obs_n, n_act, opponents, seat_mode, fixed_seat, autoreset
 
 
@@ -115,7 +123,10 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef char *m = c.mask + i * c.n_act
     ts_observe(s, _shown(c, i), <unsigned char *> (c.obs + i * c.obs_n))
     memset(m, 0, c.n_act)
-    if _over(s):
+    if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
+        m[0] = 1
+        c.seat[i] = c.learner[i]
+    elif _over(s):
         c.seat[i] = -1
     else:
         ts_fill_mask(s, m)
@@ -151,8 +162,9 @@ cdef int _opponents(Ctx *c, Py_ssize_t i) noexcept nogil:
 
 cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Deal slot ``i``'s next game (its index + 1) and, with opponents, play them to the
-    learner's turn; a deal that ends before then is skipped for the next index (the
-    module's doc), at most ``MAX_REDEALS`` times in a row (then the slot stays over)."""
+    learner's turn. A deal that ends before then is skipped for the next index and counted
+    (``short_deals="skip"``), or kept as a one-step episode (``"play"``, and after
+    ``MAX_REDEALS`` skips in a row)."""
     cdef sg_pcg64 deal
     cdef uint64_t g
     cdef long long k
@@ -180,15 +192,23 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
             _opponents(c, i)
         if not _over(s):
             return
-    c.status[i] = OVER
+        if c.short_play or tries == C_MAX_REDEALS:
+            c.status[i] = SHORT
+            return
+        c.skipped[i] += 1
 
 
-cdef void _finish(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
-    """Slot ``i``'s game just ended: its returns into ``rew``, its seed reported, then the autoreset."""
+cdef void _add_returns(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
+    """Slot ``i``'s finished game's returns into its step's rewards ``rew``."""
     cdef int p
-    cdef TSState *s = &c.st[i]
     for p in range(c.np):
-        rew[p] += <float> s.returns[p]
+        rew[p] += <float> c.st[i].returns[p]
+
+
+cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Slot ``i``'s game just ended (its rewards are in the step's row): its seed reported, then
+    the autoreset."""
+    cdef TSState *s = &c.st[i]
     c.term[i] = 1
     c.final_seed[i] = c.game_seed[i]
     c.final_learner[i] = c.learner[i]
@@ -218,14 +238,26 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
         _write(c, i)
         c.learner_reward[i] = 0
         return
+    c.learner_reward[i] = 0
+    if c.status[i] == SHORT:  # the no-op: the deal's returns, and it ends
+        _add_returns(c, i, rew)
+        c.learner_reward[i] = rew[c.learner[i]]
+        _finish(c, i)
+        return
     mover = s.current
+    if c.illegal[i]:  # illegal_action="terminate": the game ends here, the mover penalised
+        p = c.learner[i] if c.learner[i] >= 0 else mover
+        rew[p] += c.illegal_reward
+        c.learner_reward[i] = rew[p]
+        _finish(c, i)
+        return
     c.last_mover[i] = mover
     status = ts_apply(s, <int> c.actions[i])
     if status == 0 and c.opponents != OPP_NONE:
         status = _opponents(c, i)
-    c.learner_reward[i] = 0
     if status:
-        _finish(c, i, rew)
+        _add_returns(c, i, rew)
+        _finish(c, i)
         c.learner_reward[i] = rew[c.final_learner[i] if c.final_learner[i] >= 0 else mover]
     else:
         _write(c, i)
@@ -293,6 +325,8 @@ cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
 cdef inline bint _bad(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Whether slot ``i`` takes an action and ``actions[i]`` is out of range or illegal there."""
     cdef long long a
+    if c.status[i] == SHORT:  # the no-op that ends a deal the learner never acted in
+        return c.actions[i] != 0
     if c.status[i] != LIVE:
         return False
     a = c.actions[i]
@@ -305,44 +339,28 @@ cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
     B=8192 an eighth of a one-thread step)."""
     cdef Ctx *c = <Ctx *> arg
     cdef Py_ssize_t i
+    if c.illegal_mode == IL_TERMINATE:  # every slot's mark, no error
+        for i in range(lo, hi):
+            c.illegal[i] = _bad(c, i)
+        return
     for i in range(lo, hi):
         if _bad(c, i):
             sg_atomic_min_i64(&c.first_bad, i)
             return
 
 
-cdef class Batch:
-    """``num_envs`` Tu Sac games stepped together in C (the :mod:`setgames.batch` protocol).
-
-    Args:
-        game: the :class:`~tusac_env.rules.TuSacGame` (its whole config: players,
-            ``penalty_rule``, ``first_player``, ``reward_scale``).
-        num_envs: B, the number of slots.
-        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
-            from fresh entropy. :meth:`reset` deals the first games.
-        num_threads: threads the step splits the slots over (the caller and a pool of
-            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
-            slots: smaller batches run on the caller alone.
-        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
-            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
-        learner_seat: with opponents, the learner's seat: a seat, ``"rotate"`` (seat ``k mod n``
-            in a slot's game of index ``k``) or ``"random"`` (drawn from each game's seed).
-        autoreset: ``"same_step"`` (a finished game's slot deals its next game in the same
-            step; the last observation is in :attr:`final_obs`), ``"next_step"`` (the step
-            after the end deals, ignoring its action) or ``"disabled"`` (the slot stays
-            over, ignoring actions, until :meth:`reset` names it).
-
-    Raises:
-        ValueError: a bad option, naming it.
-    """
+cdef class BatchCore:
+    """The compiled core of :class:`Batch` (its C state and per-slot work; use :class:`Batch`)."""
 
     cdef Ctx c
     cdef sg_pool *pool
     cdef Py_ssize_t n
     cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
     cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
+    cdef readonly object illegal, skipped_deals
     cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
-    cdef readonly object opponents, learner_mode, autoreset
+    cdef readonly object opponents, learner_mode, autoreset, illegal_action, illegal_reward, short_deals
+    cdef int pool_threads
     cdef object _actions, _slot_seed, _status, _labels, _last_mover
     cdef bint _seeded
 
@@ -358,20 +376,22 @@ cdef class Batch:
         free(self.c.opp_rng)
         free(self.c.sampler)
 
-    def __init__(self, game, int num_envs, seed=None, int num_threads=1, opponents=None,
-                 learner_seat=0, autoreset="same_step"):
+    def _setup(self, game, int num_envs, seed, int num_threads, opponents, learner_seat, autoreset,
+               illegal_action, float illegal_reward, short_deals):
+        """Build the C state for options :class:`~setgames.batch.guard.GuardedBatch` checked."""
         NP = game.num_players
-        check_options(num_envs, num_threads, opponents, autoreset, learner_seat, seed, NP)
         self.game = game
         self.n = num_envs
         self.num_envs = num_envs
-        self.num_threads = num_threads
         self.num_players = NP
         self.num_actions = TS_N_ACTIONS
         assert game.num_actions == self.num_actions and NP <= MAXSEAT
         self.opponents = opponents
         self.learner_mode = learner_seat
         self.autoreset = autoreset
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward
+        self.short_deals = short_deals
         self._labels = game.layout.labels
         B = num_envs
         self.c.st = <TSState *> sg_aligned_calloc(B, sizeof(TSState))
@@ -383,23 +403,23 @@ cdef class Batch:
             ts_setup(&self.c.st[i], game.config, False)
         self.obs_size = self.c.st[0].obs_size
         assert game.obs_spec.size == self.obs_size
-        if num_threads > 1 and B >= 2 * MIN_SLOTS_PER_THREAD:
-            self.pool = sg_pool_new(min(num_threads, B // MIN_SLOTS_PER_THREAD))
-            if self.pool == NULL:
-                raise MemoryError("no memory for the thread pool")
-        self.obs = np.zeros((B, self.obs_size), np.int8)
-        self.final_obs = np.zeros((B, self.obs_size), np.int8)
-        self.mask = np.zeros((B, self.num_actions), np.int8)
-        self.seat = np.full(B, -1, np.int32)
-        self.rewards = np.zeros((B, NP), np.float32)
-        self.learner_reward = np.zeros(B, np.float32)
-        self.terminated = np.zeros(B, np.bool_)
-        self.truncated = np.zeros(B, np.bool_)
-        self.game_seed = np.zeros(B, np.uint64)
-        self.final_seed = np.zeros(B, np.uint64)
-        self.game_index = np.full(B, -1, np.int64)
-        self.learner_seat = np.full(B, -1, np.int32)
-        self.final_learner_seat = np.full(B, -1, np.int32)
+        self.pool_threads = min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1
+        self._renew_pool()
+        self.obs = sg_array((B, self.obs_size), np.int8)
+        self.final_obs = sg_array((B, self.obs_size), np.int8)
+        self.mask = sg_array((B, self.num_actions), np.int8)
+        self.seat = sg_array((B,), np.int32)
+        self.rewards = sg_array((B, NP), np.float32)
+        self.learner_reward = sg_array((B,), np.float32)
+        self.terminated = sg_array((B,), np.bool_)
+        self.truncated = sg_array((B,), np.bool_)
+        self.illegal = sg_array((B,), np.bool_)
+        self.skipped_deals = sg_array((B,), np.int64)
+        self.game_seed = sg_array((B,), np.uint64)
+        self.final_seed = sg_array((B,), np.uint64)
+        self.game_index = sg_array((B,), np.int64)
+        self.learner_seat = sg_array((B,), np.int32)
+        self.final_learner_seat = sg_array((B,), np.int32)
         self._slot_seed = np.zeros(B, np.uint64)
         self._last_mover = np.full(B, -1, np.int32)
         self._status = np.full(B, OVER, np.uint8)
@@ -423,6 +443,14 @@ cdef class Batch:
         c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
         c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
         c.actions = <long long *> cnp.PyArray_DATA(self._actions)
+        c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
+        c.skipped = <long long *> cnp.PyArray_DATA(self.skipped_deals)
+        for i in range(B):
+            c.seat[i] = c.learner[i] = c.final_learner[i] = -1
+            c.game_index[i] = -1
+        c.illegal_mode = IL_TERMINATE if illegal_action == "terminate" else IL_RAISE
+        c.illegal_reward = illegal_reward
+        c.short_play = short_deals == "play"
         c.obs_n = self.obs_size
         c.n_act = self.num_actions
         c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
@@ -434,10 +462,6 @@ cdef class Batch:
             c.fixed_seat = learner_seat
         c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
                        AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
-        for a in (self.obs, self.final_obs, self.mask, self.seat, self.rewards, self.learner_reward,
-                  self.terminated, self.truncated, self.game_seed, self.final_seed, self.game_index,
-                  self.learner_seat, self.final_learner_seat):
-            a.flags.writeable = False  # written by the batch only (the C pointers stay valid)
         self._seeded = False
         if seed is not None:
             self._reseed(int(seed), None)
@@ -450,29 +474,37 @@ cdef class Batch:
         for i in range(self.n):
             if where is None or where[i]:
                 sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
-        if where is None:
-            self._slot_seed[:] = seeds
-            self.game_index.flags.writeable = True
-            self.game_index[:] = -1
-        else:
-            self._slot_seed[where] = seeds[where]
-            self.game_index.flags.writeable = True
-            self.game_index[where] = -1
-        self.game_index.flags.writeable = False
+                self.c.slot_seed[i] = <uint64_t> seeds[i]
+                self.c.game_index[i] = -1
         self._seeded = True
 
-    def reset(self, seed=None, mask=None):
-        """Deal a new game in every slot (or in the slots where the bool array ``mask`` is True).
+    def _renew_pool(self):
+        """A pool of ``pool_threads`` (none for one), replacing one made before a fork."""
+        if self.pool != NULL and not sg_pool_stale(self.pool):
+            return
+        sg_pool_free(self.pool)  # a stale pool: its memory only (the C side's doc)
+        self.pool = NULL
+        if self.pool_threads > 1:
+            self.pool = sg_pool_new(self.pool_threads)
+            if self.pool == NULL:
+                raise MemoryError("no memory for the thread pool")
+        self.num_threads = self.pool.nworkers + 1 if self.pool != NULL else 1
 
-        ``seed`` re-seeds those slots: slot ``i``'s next game is the game of seed
-        ``seed + i``; without it each slot deals its next game (index + 1), the
-        first time from the master seed given at construction or fresh entropy.
-        Rewards and terminations of the reset slots are zeroed.
-        """
+    def _over_slots(self):
+        """The slots whose game is over and stays so (autoreset disabled), ascending."""
+        return np.flatnonzero(self._status == OVER)
+
+    def _state(self, Py_ssize_t slot):
+        """:meth:`Batch.state`: the slot's state through an engine to the rules layer."""
+        cdef Engine e = Engine(self.game)
+        e.st = self.c.st[slot]
+        return self.game.from_json(e.to_json())
+
+    def _reset(self, seed, mask):
+        """:meth:`Batch.reset` (``seed`` checked)."""
         cdef Py_ssize_t i
         cdef int p
         mask = check_mask(mask, self.n)
-        check_seed(seed)
         if seed is not None:
             self._reseed(int(seed), mask)
         elif not self._seeded:
@@ -484,25 +516,12 @@ cdef class Batch:
                 for p in range(self.c.np):
                     self.c.rewards[self.c.np * i + p] = 0
                 self.c.learner_reward[i] = 0
-                self.c.term[i] = self.c.trunc[i] = 0
+                self.c.term[i] = self.c.trunc[i] = self.c.illegal[i] = 0
 
-    def step(self, actions):
-        """Play ``actions[i]`` in slot ``i`` (the seat to act's, or the learner's, move), then
-        the opponents, game ends and autoresets; the arrays are updated in place.
-
-        ``actions`` is an integer ndarray of shape ``(num_envs,)``. Slots that take no
-        action (dealing at this step under ``"next_step"``, over under ``"disabled"``)
-        ignore theirs.
-
-        Raises:
-            ValueError: a wrong shape or dtype, or an action out of range or illegal in
-                its slot (naming the slot, the action and the legal ids); no slot moves.
-        """
+    def _step(self, actions):
+        """:meth:`Batch.step` (``actions`` an integer array of shape ``(num_envs,)``)."""
         cdef Py_ssize_t i, bad, n = self.n
         cdef Ctx *c = &self.c
-        if not self._seeded:
-            raise ValueError("step() before reset()")
-        check_actions(actions, n)
         # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
         np.copyto(self._actions, actions, casting="unsafe")
         c.first_bad = n
@@ -510,22 +529,21 @@ cdef class Batch:
             sg_pool_run(self.pool, _check_range, c, n, CHUNK)
         bad = c.first_bad
         if bad < n:
-            raise illegal_action(bad, int(actions[bad]), self.legal_actions(bad), self._labels)
+            raise illegal_action(bad, int(actions[bad]), self._legal_actions(bad), self._labels)
         with nogil:
             sg_pool_run(self.pool, _step_range, c, n, CHUNK)
 
-    def legal_actions(self, Py_ssize_t slot):
-        """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
+    def _legal_actions(self, Py_ssize_t slot):
+        """The legal action ids of slot ``slot``'s game now, ascending (empty once over; ``[0]``, the
+        no-op, in a deal that ended before the learner acted, under ``short_deals="play"``)."""
         cdef int out[TS_N_ACTIONS]
         cdef int k, m
-        if not 0 <= slot < self.n:
-            raise IndexError(f"slot {slot} is out of range 0..{self.n - 1}")
         if _over(&self.c.st[slot]) or self.c.status[slot] != LIVE:
-            return []
+            return [0] if self.c.status[slot] == SHORT else []
         m = _legal_list(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
-    def greedy_returns(self, out=None, slots=None, redeals=0):
+    def _greedy_returns(self, out=None, slots=None, redeals=0):
         """For every legal action of the seat to act in each slot: the return that seat gets
         when it plays the action and then every seat plays the compiled greedy bot to the
         game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
@@ -543,8 +561,6 @@ cdef class Batch:
         true state only.
         """
         cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_returns() before reset()")
         if check_redeals(redeals):
             raise ValueError("Tu Sac's batch plays out from the true state only (redeals=0): "
                              "its re-deal of the hidden cards has no compiled twin")
@@ -558,7 +574,7 @@ cdef class Batch:
             sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
         return out
 
-    def greedy_actions(self, out=None):
+    def _greedy_actions(self, out=None):
         """The compiled greedy bot's move for the seat to act in every slot (0 where none
         acts), e.g. as an expert's labels for imitation; no slot moves.
 
@@ -566,8 +582,6 @@ cdef class Batch:
         array; split over the threads like the step.
         """
         cdef Py_ssize_t n = self.n
-        if not self._seeded:
-            raise ValueError("greedy_actions() before reset()")
         out = check_out(out, n)
         cdef Ctx *c = &self.c
         c.sample_out = <long long *> cnp.PyArray_DATA(out)
@@ -575,7 +589,7 @@ cdef class Batch:
             sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
         return out
 
-    def sample(self, rng=None, out=None):
+    def _sample(self, rng=None, out=None):
         """A uniform random legal action in every slot, drawn in C.
 
         With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
@@ -590,8 +604,6 @@ cdef class Batch:
         cdef int legal[TS_N_ACTIONS]
         cdef int m
         cdef bitgen_t *bg
-        if not self._seeded:
-            raise ValueError("sample() before reset()")
         out = check_out(out, n)
         cdef long long *o = <long long *> cnp.PyArray_DATA(out)
         cdef Ctx *c = &self.c
@@ -609,3 +621,30 @@ cdef class Batch:
                 m = _legal_list(&c.st[i], legal)
                 o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
         return out
+
+
+class Batch(GuardedBatch, BatchCore):
+    """``num_envs`` Tu Sac games stepped together in C (the :mod:`setgames.batch` protocol;
+    the checks, the lock and the fork handling are :mod:`setgames.batch.guard`'s).
+
+    Args:
+        game: the :class:`~tusac_env.rules.TuSacGame` (its whole config: players,
+            ``penalty_rule``, ``first_player``, ``reward_scale``).
+        num_envs: B, the number of slots.
+        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
+            from fresh entropy. :meth:`reset` deals the first games.
+        num_threads: threads the step splits the slots over (the caller and a pool of
+            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
+            slots: smaller batches run on the caller alone.
+        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
+            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
+        learner_seat: with opponents, the learner's seat: a seat, ``"rotate"`` (seat ``k mod n``
+            in a slot's game of index ``k``) or ``"random"`` (drawn from each game's seed).
+        autoreset: ``"same_step"`` (a finished game's slot deals its next game in the same
+            step; the last observation is in :attr:`final_obs`), ``"next_step"`` (the step
+            after the end deals, ignoring its action) or ``"disabled"`` (the slot stays
+            over, ignoring actions, until :meth:`reset` names it).
+
+    Raises:
+        ValueError: a bad option, naming it.
+    """

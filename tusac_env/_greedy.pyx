@@ -14,29 +14,34 @@ struct without the GIL, for the batched engine's opponents too):
   set, then the most outs; none, hit or pass.
 
 The rules quantities (trash after a meld, outs, the worst cards) are the
-engine's; this module holds only the player's preferences (the kind values are
-the Python bot's, handed over by :func:`set_kind_values`). :func:`play_greedy`
+engine's; this module holds only the player's preferences: the meld values of
+:mod:`tusac_env.greedy_prefs`, the Python bot's own table, copied here when
+this module loads (no other import is needed first). :func:`play_greedy`
 plays it for every seat to the end of the game (or a step limit) without
 leaving C but for the game end's scoring.
 """
 
+from libc.stdio cimport fprintf, stderr
+from libc.stdlib cimport abort
 from libc.string cimport memcpy
 
 from tusac_env._engine cimport (NT, Engine, TSState, ts_legal, ts_meld_kind, ts_meld_rest, ts_meld_trash,
                                ts_outs_sum, ts_unseen, ts_worst)
 
+from tusac_env.greedy_prefs import MELD_VALUE
 from tusac_env.layout import DISCARD0 as _PY_DISCARD0
 from tusac_env.layout import HIT as _PY_HIT
+from tusac_env.melds import MELDS
 from tusac_env.state import PUBLIC_KINDS, Phase
 
-__all__ = ["greedy_action", "outs_sum", "play_greedy", "set_kind_values"]
+__all__ = ["greedy_action", "outs_sum", "play_greedy"]
 
 cdef int DISCARD0 = _PY_DISCARD0
 cdef int HIT = _PY_HIT
 cdef int PH_DISCARD = int(Phase.DISCARD)
 cdef int PH_OVER = int(Phase.OVER)
 cdef int KIND_VALUE[16]  # public kind index -> the greedy bot's meld preference
-cdef bint KIND_VALUES_SET = False
+cdef bint KIND_VALUES_SET = False  # True once _fill_kind_values() has run (at this module's load)
 
 
 cdef extern from *:
@@ -45,12 +50,30 @@ cdef extern from *:
     int __builtin_clzll(unsigned long long) nogil
 
 
-def set_kind_values(values):
-    """The greedy bot's meld preference per set kind (``{kind name: value}``, 1 when absent)."""
+def _fill_kind_values():
+    """Copy :data:`tusac_env.greedy_prefs.MELD_VALUE` into ``KIND_VALUE`` (once, at load)."""
     global KIND_VALUES_SET
+    # A meld kind without a value would be played with some other preference than the
+    # Python bot's (which raises on it): refuse to load instead. Not an ImportError, which
+    # tusac_env.greedy takes for a build without a C compiler.
+    missing = sorted({kind for options in MELDS for _, kind, _ in options} - MELD_VALUE.keys())
+    if missing:
+        raise RuntimeError(f"tusac_env._greedy: no meld value for {missing} (tusac_env/greedy_prefs.py)")
+    if len(PUBLIC_KINDS) > 16:
+        raise RuntimeError("tusac_env._greedy: more set kinds than KIND_VALUE holds")
     for i, name in enumerate(PUBLIC_KINDS):
-        KIND_VALUE[i] = int(values.get(name, 1))
+        KIND_VALUE[i] = MELD_VALUE.get(name, 0)  # quan and khui: never a meld the bot chooses
     KIND_VALUES_SET = True
+
+
+_fill_kind_values()
+
+
+cdef void _unset_abort() noexcept nogil:
+    # ts_greedy runs without the GIL inside the batch's step, where it cannot raise; a bot
+    # without its preferences would play another game silently, so stop the process.
+    fprintf(stderr, b"tusac_env._greedy: ts_greedy called before the meld values were set\n")
+    abort()
 
 
 def outs_sum(Engine engine, counts, unseen):
@@ -72,6 +95,8 @@ cdef int ts_greedy(TSState *e) noexcept nogil:
     cdef unsigned int worst
     cdef int rest[NT]
     cdef int unseen[NT]
+    if not KIND_VALUES_SET:
+        _unset_abort()
     if legal & (legal - 1) == 0:
         return __builtin_ctzll(legal)
     ts_unseen(e, cur, unseen)
@@ -114,7 +139,7 @@ cdef int ts_greedy(TSState *e) noexcept nogil:
 def greedy_action(Engine engine):
     """The greedy bot's action for the engine's current seat (the game must not be over)."""
     if not KIND_VALUES_SET:
-        raise RuntimeError("set_kind_values() first (tusac_env.greedy does it on import)")
+        raise RuntimeError("tusac_env._greedy: the meld values are unset (the module did not finish loading)")
     if engine.st.phase == PH_OVER:
         raise ValueError("the game is over: no action to choose")
     return ts_greedy(&engine.st)
@@ -125,7 +150,7 @@ def play_greedy(Engine engine, int limit):
     the per-seat returns (a tuple) when it ended, else None."""
     cdef int steps = 0
     if not KIND_VALUES_SET:
-        raise RuntimeError("set_kind_values() first (tusac_env.greedy does it on import)")
+        raise RuntimeError("tusac_env._greedy: the meld values are unset (the module did not finish loading)")
     while engine.st.phase != PH_OVER and steps < limit:
         engine._step(ts_greedy(&engine.st))
         steps += 1

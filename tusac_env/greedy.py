@@ -7,8 +7,9 @@ whose outs count only cards the seat has not seen).
 - **Meld when it pays**: every legal meld keeps or lowers the trash count and
   is followed by a discard, so the bot melds whenever it may, choosing the
   meld that leaves the least trash, then the most valuable set (set values of
-  ``RULINGS.md`` section 4), then the one that keeps the most outs for the
-  remaining trash (a waiting hand), else it hits or passes.
+  ``RULINGS.md`` section 4: :data:`tusac_env.greedy_prefs.MELD_VALUE`), then
+  the one that keeps the most outs for the remaining trash (a waiting hand),
+  else it hits or passes.
 - **Discard a worst card** (fewest outs, the rules' own hint), which also never
   risks the penalty rule; among several, the one whose removal leaves the most
   outs for the remaining trash.
@@ -30,13 +31,13 @@ import numpy as np
 from setgames.bots.base import ExplainingBot
 from setgames.bots.hooks import GameHooks
 from setgames.kernels import tusac as kern
+from tusac_env.greedy_prefs import MELD_VALUE
 from tusac_env.layout import DISCARD0, HIT
 from tusac_env.melds import MELDS, after_removal, khap_types, unseen_counts
 from tusac_env.state import Phase
 
 __all__ = ["ISMCTS_HOOKS", "GreedyTuSacBot", "engine_rollout", "rollout_action", "root_candidates"]
 
-_KIND_VALUE = {"king": 1, "pair": 0, "triple": 1, "kgm": 1, "rcn": 1, "pawns3": 1, "pawns4": 2}
 _DISCARD = int(Phase.DISCARD)
 
 
@@ -59,7 +60,7 @@ def _meld_choice(state: Any, seat: int, legal: list[int], with_outs: bool) -> in
             continue
         trash = kern.min_trash(rest, khaps)
         outs = sum(kern.outs(rest, unseen, khaps)) if with_outs else 0
-        key = (-trash, _KIND_VALUE.get(kind, 1), outs, -idx)
+        key = (-trash, MELD_VALUE[kind], outs, -idx)
         if best_key is None or key > best_key:
             best_key, best = key, idx
     return best
@@ -127,8 +128,6 @@ try:  # the compiled copy of this player on the engine (optional, see setup.py)
     from tusac_env._engine import Engine as _Engine
 except ImportError:  # pragma: no cover - a build without a C compiler
     _tusac_greedy = None
-else:
-    _tusac_greedy.set_kind_values(_KIND_VALUE)
 
 _ENGINES: dict[Any, Any] = {}  # game config -> an engine reused by every rollout
 

@@ -17,8 +17,15 @@ never waits for a worker that has not claimed work: on a machine whose cores
 are busy with other jobs a late worker costs nothing (an OpenMP ``prange``
 waits at its closing barrier for every thread of the team to arrive, which
 measured here 10 to 50 times slower than one thread under load): the caller
-takes the late worker's range from its back; and after a ``fork`` (no
-workers in the child) the caller does everything itself.
+takes the late worker's range from its back.
+
+After a ``fork`` the child has none of the parent's workers, and the pool's
+mutex and condition variable may be held or waited on by threads that do not
+exist there (``pthread_cond_destroy`` on such a condition hangs forever). A
+``pthread_atfork`` child handler counts the forks; a pool made before the
+last fork is *stale*: ``sg_pool_run`` runs everything on the caller,
+``sg_pool_free`` frees its memory without touching its threads or locks, and
+``sg_pool_stale`` tells the batch to make a new pool for the child.
 
 Each range's counter is one 64-bit word on its own cache line: the call's
 generation (16 bits), then the front and back chunk indices (24 bits each).
@@ -85,6 +92,7 @@ cdef extern from *:
         _Atomic int stop;
         int nworkers, nranges;
         uint32_t gen;            /* the caller's count of calls */
+        unsigned fork_gen;       /* sg_fork_gen when the pool was made */
         sg_range_fn fn;
         void *arg;
         int64_t n, chunk;
@@ -127,6 +135,23 @@ cdef extern from *:
                 atomic_fetch_add_explicit(&p->done, hi - lo, memory_order_acq_rel);
             }
         }
+    }
+
+    #if SG_HAVE_THREADS
+    /* Forks of this process so far, counted in the child (see the module doc). */
+    static _Atomic unsigned sg_fork_gen = 0;
+    static void sg_on_fork_child(void) { atomic_fetch_add(&sg_fork_gen, 1); }
+    static pthread_once_t sg_atfork_once = PTHREAD_ONCE_INIT;
+    static void sg_atfork_register(void) { pthread_atfork(NULL, NULL, sg_on_fork_child); }
+    #endif
+
+    /* Whether p was made before a fork of this process (1: its workers are the parent's). */
+    static inline int sg_pool_stale(sg_pool *p) {
+    #if SG_HAVE_THREADS
+        return p != NULL && p->fork_gen != atomic_load(&sg_fork_gen);
+    #else
+        return 0;
+    #endif
     }
 
     #if SG_HAVE_THREADS
@@ -182,6 +207,8 @@ cdef extern from *:
         atomic_init(&p->sleepers, 0);
         atomic_init(&p->stop, 0);
     #if SG_HAVE_THREADS
+        pthread_once(&sg_atfork_once, sg_atfork_register);
+        p->fork_gen = atomic_load(&sg_fork_gen);
         pthread_mutex_init(&p->mu, NULL);
         pthread_cond_init(&p->cv, NULL);
         int want = nthreads - 1 < SG_POOL_MAX ? nthreads - 1 : SG_POOL_MAX;
@@ -199,6 +226,7 @@ cdef extern from *:
     static inline void sg_pool_free(sg_pool *p) {
         if (!p) return;
     #if SG_HAVE_THREADS
+        if (sg_pool_stale(p)) { SG_ALIGNED_FREE(p); return; }  /* the parent's threads and locks */
         pthread_mutex_lock(&p->mu);
         atomic_store(&p->stop, 1);
         pthread_cond_broadcast(&p->cv);
@@ -213,7 +241,7 @@ cdef extern from *:
     /* fn(arg, lo, hi) over [0, n) in chunks, on the caller and the workers; returns when all are done. */
     static inline void sg_pool_run(sg_pool *p, sg_range_fn fn, void *arg, int64_t n, int64_t chunk) {
         if (chunk < 1) chunk = 1;
-        if (p == NULL || p->nworkers == 0 || n <= chunk) { fn(arg, 0, n); return; }
+        if (p == NULL || p->nworkers == 0 || n <= chunk || sg_pool_stale(p)) { fn(arg, 0, n); return; }
         /* A range's indices have 24 bits: a huge batch takes larger chunks (same results: the
            slots are independent). */
         if ((n + chunk - 1) / chunk > (int64_t)SG_IDX_MASK) chunk = (n + (int64_t)SG_IDX_MASK - 1) / (int64_t)SG_IDX_MASK;
@@ -269,6 +297,7 @@ cdef extern from *:
     ctypedef void (*sg_range_fn)(void *, int64_t, int64_t) noexcept nogil
     sg_pool *sg_pool_new(int nthreads) noexcept nogil
     void sg_pool_free(sg_pool *p) noexcept nogil
+    bint sg_pool_stale(sg_pool *p) noexcept nogil
     void sg_pool_run(sg_pool *p, sg_range_fn fn, void *arg, int64_t n, int64_t chunk) noexcept nogil
     void sg_atomic_min_i64(int64_t *p, int64_t v) noexcept nogil
     void *sg_aligned_calloc(size_t n, size_t size) noexcept nogil

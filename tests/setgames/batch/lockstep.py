@@ -39,3 +39,31 @@ def step_with_twins(game, b, states, rng, actions):
         game.apply(states[i], int(actions[i]))
         if b.terminated[i] or b.truncated[i]:
             states[i] = game.new_state(rng_from_seed(int(b.game_seed[i])))
+
+
+def check_disabled_autoreset(b, env, steps, rng):
+    """With autoreset disabled, a slot's game stays over until ``reset(mask=...)`` names it, and
+    a step while any slot is over is refused (Gymnasium's vector envs' rule) with no slot moved;
+    a reset slot deals its next game, ``env`` (the game's ``raw_env``) dealing the same one.
+    Returns the number of resets made over ``steps`` steps."""
+    import pytest
+
+    resets = 0
+    for _ in range(steps):
+        over = b.seat == -1
+        if over.any():
+            games, obs = b.game_index.copy(), b.obs.copy()
+            assert (b.terminated | b.truncated)[over].all() and not b.mask[over].any()
+            with pytest.raises(ValueError, match="is over and autoreset is disabled"):
+                b.step(b.sample(rng))
+            np.testing.assert_array_equal(b.game_index, games)
+            np.testing.assert_array_equal(b.obs, obs)
+            b.reset(mask=over)
+            assert (b.game_index[over] > games[over]).all() and (b.game_index[~over] == games[~over]).all()
+            assert not (b.terminated | b.truncated)[over].any()
+            slot = int(np.flatnonzero(over)[0])
+            env.reset(seed=int(b.game_seed[slot]))
+            np.testing.assert_array_equal(b.obs[slot], env.observe(env.agent_selection)["observation"])
+            resets += 1
+        b.step(b.sample(rng))
+    return resets

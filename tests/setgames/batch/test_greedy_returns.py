@@ -9,25 +9,11 @@ import pytest
 from setgames import registry
 from setgames.batch import batch_class, make_batch, seeds
 from setgames.bots.registry import greedy_class
+from tests.setgames.batch.fresh import play_out
 from tests.setgames.batch.lockstep import rules_twins, step_with_twins
 
 CONFIGS = [("tethsi", {}), ("bharg", {"num_players": 2}), ("bharg", {"num_players": 3}),
            ("tusac", {"num_players": 2}), ("tusac", {"num_players": 3}), ("tusac", {"num_players": 4})]
-
-
-def _play_out(game, state, action, bot):
-    """The acting seat's rewards from ``action`` on, greedy playing every seat to the end."""
-    seat = game.current_seat(state)
-    state = game.clone(state)
-    total = 0.0
-    a = action
-    while True:
-        rewards = game.apply(state, a)
-        if rewards is not None:
-            total += rewards[seat]
-        if game.is_over(state):
-            return total
-        a = bot.act(game, state, game.current_seat(state))
 
 
 def _batch_and_twins(name, config, n, master):
@@ -61,7 +47,7 @@ def test_greedy_returns_are_the_rules_layers_greedy_play_outs(name, config):
             legal = game.legal_actions(states[i])
             want = np.zeros(game.num_actions, np.float32)
             for a in legal:
-                want[a] = _play_out(game, states[i], a, bots[i])
+                want[a] = play_out(game, states[i], a, bots[i])
             np.testing.assert_allclose(got[i], want, rtol=1e-6, err_msg=f"slot {i} step {step}")
             compared += len(legal)
         step_with_twins(game, b, states, rng, actions)
@@ -91,7 +77,7 @@ def test_greedy_returns_over_redeals_are_the_rules_layers_determinized_play_outs
                 deal = game.determinize(states[i], seat, bots[i].rng)
                 differed += game.render(deal) != game.render(states[i])  # the whole table, hidden cards too
                 for a in legal:
-                    want[a] += _play_out(game, deal, a, bots[i])
+                    want[a] += play_out(game, deal, a, bots[i])
             np.testing.assert_allclose(got[i], want / k, rtol=1e-5, atol=1e-6,
                                        err_msg=f"slot {i} step {step}")
             compared += len(legal)
