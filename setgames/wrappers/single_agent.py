@@ -49,7 +49,7 @@ Choices (documented constants/options):
 - ``render_mode="rgb_array"``: a picture (:mod:`setgames.draw`, needs
   ``setgames[pictures]``) of what the learner may see, or of everything under
   ``render_view="spectator"``; ``gymnasium.wrappers.RecordVideo`` records
-  episodes from it (needs ``moviepy``, in the ``train`` extra).
+  episodes from it (needs ``moviepy``, in the same ``pictures`` extra).
 - Infos hold numbers and fixed-shape arrays only (buffers store them): the
   last step adds ``game.outcome_info`` and ``returns`` (float32, every seat);
   :meth:`SingleAgentEnv.outcome` has the detailed outcome.

@@ -165,3 +165,18 @@ def test_short_deals_are_counted_when_skipped_and_one_step_episodes_when_played(
         upto = int(skip.batch.game_index[i])
         assert int(play.batch.game_index[i]) >= upto
         assert skipped[i] == len(short[i] & _slot_seeds(i, upto)), i
+
+
+def test_an_illegal_first_action_still_pays_what_the_seat_earned_before():
+    envs = BatchVectorEnv("bharg", 256, opponents="greedy", learner_seat=1, autoreset_mode="next_step",
+                          num_players=2, target_score=40, illegal_reward=-1.5)
+    _, infos = envs.reset(seed=0)
+    b, game = envs.batch, envs.game
+    earned = np.array([game.returns(b.state(i))[1] for i in range(256)])
+    owed = np.flatnonzero(earned)
+    assert owed.size  # greedy seats 0 end some first rounds before seat 1 moves
+    actions = _policy(b.obs, infos["action_mask"])
+    actions[owed] = [np.flatnonzero(~infos["action_mask"][i])[0] for i in owed]
+    _, rew, term, _, infos = envs.step(actions)
+    assert term[owed].all() and infos["illegal_action"][owed].all()
+    np.testing.assert_allclose(rew[owed], earned[owed] - 1.5)  # as SingleAgentEnv pays it
