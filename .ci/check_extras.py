@@ -1,7 +1,7 @@
 """CI: every requirement of the given extras of pyproject.toml is installed at
 a version the extra admits (pip can keep an older copy that no longer fits).
 
-    python .ci/check_extras.py train ray
+    python .ci/check_extras.py train ray pictures
 """
 
 from __future__ import annotations

@@ -1,10 +1,30 @@
 """The Stable-Baselines3 ``VecEnv`` view of a batched engine (needs ``stable-baselines3``).
 
 One learner decision per slot and step, the other seats played in C inside
-the batch's step; a finished game's slot deals its next game in the same
-step and reports ``infos[i]["terminal_observation"]``, as SB3's vector envs
-do. ``env_method("action_masks")`` returns every slot's mask at once, so
-sb3-contrib's ``MaskablePPO`` trains on it unchanged:
+the batch's step. The contract is SB3's and the one vocabulary of the views
+(:mod:`setgames.batch.gym_vector` states it in full):
+
+- **Autoreset**: SB3's vector envs reset in the same step, so
+  ``autoreset_mode`` takes the spellings of :mod:`setgames.batch.modes` and
+  refuses any mode but ``same_step`` (the default); a finished game's slot
+  deals its next game in the step that ended it and reports
+  ``infos[i]["terminal_observation"]`` (and ``"TimeLimit.truncated"``).
+- **Rewards**: what the learner's seat earns before its first move of a game
+  is added to its first step's reward in that game (the batch does it; a
+  game's rewards sum to its returns for the learner's seat).
+- **Illegal actions**: ``illegal_action="terminate"`` (default: plain
+  ``PPO`` samples unmasked actions) ends that slot's game with
+  ``illegal_reward`` and ``infos[i]["illegal_action"] = True``; ``"raise"``
+  keeps the batch's ``ValueError``. Float actions are refused, never cast.
+- **Infos**: ``infos[i]["skipped_deals"]`` in every step's infos (deals the
+  slot skipped because they ended before the learner acted, under
+  ``short_deals="skip"``; ``"play"`` makes them one-step episodes whose only
+  legal action, 0, pays the deal's rewards); where a game ended ``seed``
+  (replays it), ``learner_seat`` and ``illegal_action``.
+- **Masks**: ``env_method("action_masks")`` returns every slot's mask at
+  once, ``(num_envs, n_actions)`` bool, so sb3-contrib's ``MaskablePPO``
+  trains on the view unchanged.
+- ``render_mode="rgb_array"``: ``get_images()`` draws each slot's learner view.
 
 >>> from sb3_contrib import MaskablePPO                                  # doctest: +SKIP
 >>> venv = BatchVecEnv("tethsi", num_envs=64, opponents="greedy")       # doctest: +SKIP
@@ -24,39 +44,60 @@ try:  # the training extras; without them the module imports and the class refus
 except ImportError:  # pragma: no cover - depends on the install
     VecEnv = object  # type: ignore[assignment,misc]
 from setgames.batch import make_batch
-from setgames.wrappers._common import resolve_game
+from setgames.batch.modes import DEFAULT_AUTORESET
+from setgames.batch.modes import autoreset_mode as read_autoreset
+from setgames.wrappers._common import check_view_options, integer_actions, render_slots
 
-__all__ = ["BatchVecEnv"]
+__all__ = ["RENDER_MODES", "BatchVecEnv"]
+
+RENDER_MODES = ["rgb_array"]
 
 
 class BatchVecEnv(VecEnv):
     """``num_envs`` games of one game as an SB3 ``VecEnv`` on its batched engine.
 
     Args:
-        game: a registry name (``"tethsi"``), a Game subclass or instance.
+        game: a registry name (``"tethsi"``), a Game subclass or instance (required).
         num_envs: the number of slots.
         opponents: ``"random"`` or ``"greedy"``.
         learner_seat: a seat, ``"rotate"`` or ``"random"``.
+        autoreset_mode: any spelling of ``same_step`` (SB3's contract; others are refused).
+        illegal_action: ``"terminate"`` (default) or ``"raise"``.
+        illegal_reward: the learner's reward for an illegal action under ``"terminate"``.
+        short_deals: ``"skip"`` (default) or ``"play"``.
+        render_mode: None or ``"rgb_array"``.
+        render_view: ``"learner"`` (default) or ``"spectator"``: what the images show.
         num_threads: threads of the batched step.
         seed: master seed (slot ``i``'s first game: ``seed + i``); ``seed()`` sets the next one.
         **config: the game's options.
+
+    Raises:
+        ValueError: a bad option, an autoreset mode other than same_step, or a game
+            without a batched engine here.
     """
 
-    def __init__(self, game: Any = "tethsi", num_envs: int = 1, opponents: str = "random",
-                 learner_seat: int | str = 0, num_threads: int = 1, seed: int | None = None,
+    def __init__(self, game: Any, num_envs: int = 1, opponents: str = "random",
+                 learner_seat: int | str = 0, autoreset_mode: Any = DEFAULT_AUTORESET,
+                 illegal_action: str = "terminate", illegal_reward: float = -1.0,
+                 short_deals: str = "skip", render_mode: str | None = None,
+                 render_view: str = "learner", num_threads: int = 1, seed: int | None = None,
                  **config: Any):
         if VecEnv is object:
             raise ImportError("BatchVecEnv needs stable-baselines3 (pip install -e '.[train]')")
-        if opponents not in ("random", "greedy"):
-            raise ValueError(f"opponents {opponents!r} must be 'random' or 'greedy': "
-                             f"the view is single-agent")
-        self.game = resolve_game(game, config)
+        if read_autoreset(autoreset_mode) != "same_step":
+            raise ValueError(f"autoreset_mode {autoreset_mode!r}: an SB3 VecEnv resets in the same step "
+                             f"(use BatchVectorEnv for next_step or disabled)")
+        self.game = check_view_options(game, config, opponents, illegal_action, short_deals,
+                                       render_mode, RENDER_MODES, render_view)
         self.batch = make_batch(self.game, num_envs, seed=seed, num_threads=num_threads,
-                                opponents=opponents, learner_seat=learner_seat, autoreset="same_step")
-        self.render_mode = None  # no rendering (SB3 warns when the attribute is missing)
+                                opponents=opponents, learner_seat=learner_seat, autoreset="same_step",
+                                illegal_action=illegal_action, illegal_reward=illegal_reward,
+                                short_deals=short_deals)
+        self.render_mode = render_mode  # read by VecEnv.__init__ through get_attr
+        self.render_view = render_view
         super().__init__(num_envs, self.game.obs_spec.box(), spaces.Discrete(self.game.num_actions))
         self._next_seed = seed
-        self._actions = np.zeros(num_envs, dtype=np.int64)
+        self._actions: np.ndarray | None = None
 
     def reset(self) -> np.ndarray:
         """Deal in every slot (from the seed given to :meth:`seed`, once)."""
@@ -70,24 +111,36 @@ class BatchVecEnv(VecEnv):
         return [None if seed is None else seed + i for i in range(self.num_envs)]
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Keep the actions for :meth:`step_wait`."""
-        np.copyto(self._actions, np.asarray(actions).reshape(self.num_envs), casting="unsafe")
+        """Keep the actions for :meth:`step_wait`.
+
+        Raises:
+            ValueError: float actions (refused, not cast).
+        """
+        self._actions = integer_actions(actions, self.num_envs).reshape(-1)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Step every slot: ``(obs, rewards, dones, infos)``."""
         b = self.batch
         b.step(self._actions)
         dones = b.terminated | b.truncated
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        skipped = b.skipped_deals.tolist()
+        infos: list[dict[str, Any]] = [{"skipped_deals": k} for k in skipped]
         for i in np.flatnonzero(dones):
-            infos[i] = {"terminal_observation": b.final_obs[i].copy(),
-                        "TimeLimit.truncated": bool(b.truncated[i] and not b.terminated[i]),
-                        "seed": int(b.final_seed[i]), "learner_seat": int(b.final_learner_seat[i])}
+            infos[i].update({"terminal_observation": b.final_obs[i].copy(),
+                             "TimeLimit.truncated": bool(b.truncated[i] and not b.terminated[i]),
+                             "seed": int(b.final_seed[i]), "learner_seat": int(b.final_learner_seat[i]),
+                             "illegal_action": bool(b.illegal[i])})
         return b.obs.copy(), b.learner_reward.copy(), dones, infos
 
     def action_masks(self) -> np.ndarray:
         """Every slot's legal actions, ``(num_envs, n_actions)`` bool."""
         return self.batch.mask.astype(bool)
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        """Each slot's picture (``render_mode="rgb_array"``), else Nones."""
+        if self.render_mode != "rgb_array":
+            return [None] * self.num_envs
+        return list(render_slots(self.batch, self.game, "rgb_array", self.render_view))
 
     def close(self) -> None:
         """Nothing to release."""

@@ -1,4 +1,5 @@
-"""What the views share: naming a game, naming opponents, pickling."""
+"""What the views share: naming a game, naming opponents, their options' words,
+trainers' actions, pictures of a batch's slots, pickling."""
 
 from __future__ import annotations
 
@@ -12,14 +13,26 @@ from setgames.checks import as_action
 from setgames.game import Game
 
 __all__ = [
+    "ILLEGAL_ACTION_MODES",
+    "RENDER_VIEWS",
+    "SHORT_DEALS_MODES",
+    "VECTOR_OPPONENTS",
     "GameStatePickling",
     "PolicyBot",
+    "check_view_options",
+    "integer_actions",
     "rebuild_game",
+    "render_slots",
     "resolve_game",
     "resolve_opponent",
     "resolve_opponents",
     "trainer_action",
 ]
+
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+SHORT_DEALS_MODES = ("skip", "play")
+RENDER_VIEWS = ("learner", "spectator")  # what a picture shows: the learner's view, or everything
+VECTOR_OPPONENTS = ("random", "greedy")  # the batch's own opponents, played in C
 
 
 def trainer_action(action: Any) -> int:
@@ -32,6 +45,59 @@ def trainer_action(action: Any) -> int:
     if isinstance(action, np.ndarray) and action.size == 1 and action.ndim:
         action = action.reshape(())
     return as_action(action)
+
+
+def integer_actions(actions: Any, n: int) -> np.ndarray:
+    """A vector view's actions as an integer array for the batch: an integer ndarray
+    as it is, a sequence of ints as an array; never a cast from floats.
+
+    Raises:
+        ValueError: floats, bools or anything else that is not integers (one line).
+    """
+    arr = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers (an integer array or a list of ints of shape ({n},)), "
+                         f"got {arr.dtype}: they are not cast")
+    return arr
+
+
+def check_view_options(game: Any, config: dict[str, Any], opponents: Any, illegal_action: Any,
+                       short_deals: Any, render_mode: Any, render_modes: Sequence[str],
+                       render_view: Any) -> Game:
+    """The options a batched view checks before it builds its batch; the game.
+
+    Raises:
+        ValueError: a bad option, naming it (one line).
+    """
+    if opponents not in VECTOR_OPPONENTS:
+        raise ValueError(f"opponents {opponents!r} must be 'random' or 'greedy': the view is "
+                         f"single-agent (step the batch itself for self-play)")
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action {illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}")
+    if short_deals not in SHORT_DEALS_MODES:
+        raise ValueError(f"short_deals {short_deals!r} is not one of {SHORT_DEALS_MODES}")
+    if render_mode is not None and render_mode not in render_modes:
+        raise ValueError(f"render_mode {render_mode!r} is not None or one of {list(render_modes)}")
+    if render_view not in RENDER_VIEWS:
+        raise ValueError(f"render_view {render_view!r} is not one of {RENDER_VIEWS}")
+    return resolve_game(game, config)
+
+
+def render_slots(batch: Any, game: Game, render_mode: str, render_view: str) -> tuple[Any, ...]:
+    """Every slot of ``batch`` drawn from its rules-layer state (``batch.state(i)``):
+    ``(H, W, 3) uint8`` frames (``"rgb_array"``, :mod:`setgames.draw`) or text
+    (``"ansi"``), of what the slot's learner may see or (``"spectator"``) everything."""
+    frames = []
+    for i in range(batch.num_envs):
+        state = batch.state(i)
+        seat = None if render_view == "spectator" else int(batch.learner_seat[i])
+        if render_mode == "rgb_array":
+            from setgames.draw import draw_state
+
+            frames.append(draw_state(game, state, seat=seat).to_rgb())
+        else:
+            frames.append(game.render(state, seat))
+    return tuple(frames)
 
 
 def resolve_game(game: Any, config: dict[str, Any]) -> Game:

@@ -5,7 +5,13 @@ The learner plays one seat; the other seats are played by bots (or by
 :meth:`SingleAgentEnv.step`, until it is the learner's turn again or the game
 is over. The reward of a step is everything the learner's seat earned from
 its action up to its next turn, so a game that an opponent's move ends still
-pays the learner (negative when it lost).
+pays the learner (negative when it lost). What the seat earns before its
+first move of a game (in Bharg match play the seats before it can end rounds
+and score) is added to the reward of its first step in that game: every
+reward the seat earns reaches it, and an episode's rewards sum to the game's
+``returns`` for the learner's seat. The batched views
+(:mod:`setgames.batch.gym_vector`, :mod:`setgames.batch.sb3_vec`) and the
+batch make the same choice.
 
 >>> from setgames.wrappers import SingleAgentEnv
 >>> env = SingleAgentEnv("bharg", opponents="random")      # doctest: +SKIP
@@ -20,16 +26,30 @@ Choices (documented constants/options):
 - ``illegal_action``: ``"terminate"`` (default: a Gymnasium env must accept
   every element of its action space, and ``check_env`` samples unmasked
   actions) ends the episode with ``illegal_reward`` and
-  ``info["illegal_action"] = True``; ``"raise"`` raises the game's
+  ``info["illegal_action"] = True`` (a first step pays what the seat earned
+  before it too); ``"raise"`` raises the game's
   ``ValueError`` naming the action and the legal ones.
-- A deal where the game ends before the learner ever acts is re-dealt (at
-  most :data:`MAX_REDEALS` times): Gymnasium's ``reset`` cannot return a
-  finished episode. ``info["redeals"]`` counts them.
+- ``short_deals``: a deal that ends before the learner ever acts (the
+  seats before it end it) is, under ``"skip"`` (default), not played: the
+  env deals the next one (at most :data:`MAX_REDEALS` in a row), and
+  ``info["skipped_deals"]`` (in every info: how many deals this env has
+  skipped since it was built, as the batch's ``skipped_deals`` counts per
+  slot) says so, since skipping biases win rates. Under ``"play"`` such a
+  deal is a one-step episode: ``reset`` returns the learner's view of the
+  finished deal with only action :data:`SHORT_DEAL_ACTION` (0) legal, a
+  no-op whose step returns the learner's rewards of the deal and ends the
+  episode (``terminated``, or ``truncated`` if the deal hit the turn limit).
 - Masks: :meth:`SingleAgentEnv.action_masks` (what MaskablePPO calls; through
   Gymnasium wrappers, which no longer forward attributes, it is
   ``env.get_wrapper_attr("action_masks")()``, as SB3 calls it), and
-  ``info["action_mask"]`` (int8) after every ``reset`` and ``step``, which
-  every wrapper and vector env passes on.
+  ``info["action_mask"]`` after every ``reset`` and ``step``, which every
+  wrapper and vector env passes on: both ``bool``, equal, as the batched
+  views' masks are. The ``"dict"`` observation's ``action_mask`` is int8
+  (its space's dtype, as PettingZoo's masks are).
+- ``render_mode="rgb_array"``: a picture (:mod:`setgames.draw`, needs
+  ``setgames[pictures]``) of what the learner may see, or of everything under
+  ``render_view="spectator"``; ``gymnasium.wrappers.RecordVideo`` records
+  episodes from it (needs ``moviepy``, in the same ``pictures`` extra).
 - Infos hold numbers and fixed-shape arrays only (buffers store them): the
   last step adds ``game.outcome_info`` and ``returns`` (float32, every seat);
   :meth:`SingleAgentEnv.outcome` has the detailed outcome.
@@ -60,6 +80,9 @@ from setgames.checks import check_real, is_integer, short_repr
 from setgames.engine import engine_class
 from setgames.game import Game, IllegalActionError, rng_from_seed
 from setgames.wrappers._common import (
+    ILLEGAL_ACTION_MODES,
+    RENDER_VIEWS,
+    SHORT_DEALS_MODES,
     GameStatePickling,
     PolicyBot,
     resolve_game,
@@ -67,13 +90,13 @@ from setgames.wrappers._common import (
     trainer_action,
 )
 
-__all__ = ["ILLEGAL_ACTION_MODES", "LEARNER_SEAT_MODES", "MAX_REDEALS", "OBS_MODES", "PolicyBot",
-           "SingleAgentEnv"]
+__all__ = ["ILLEGAL_ACTION_MODES", "LEARNER_SEAT_MODES", "MAX_REDEALS", "OBS_MODES", "RENDER_VIEWS",
+           "SHORT_DEALS_MODES", "SHORT_DEAL_ACTION", "PolicyBot", "SingleAgentEnv"]
 
 OBS_MODES = ("flat", "dict")
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
 LEARNER_SEAT_MODES = ("rotate", "random")
 MAX_REDEALS = 100  # deals in a row that end before the learner acts, before giving up
+SHORT_DEAL_ACTION = 0  # the one legal action (a no-op) of a deal that ended before the learner acted
 _MAX_SEED = 2**63 - 1
 
 
@@ -94,10 +117,15 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         illegal_reward: the learner's reward for an illegal action under
             ``"terminate"``.
         render_mode: ``"ansi"`` (``render`` returns the learner's view as
-            text) or ``"human"`` (prints it).
+            text), ``"human"`` (prints it) or ``"rgb_array"`` (a picture of it,
+            ``(H, W, 3) uint8``: what ``gymnasium.wrappers.RecordVideo`` records).
         engine: ``None`` (step the compiled engine when it is built and every
             opponent can move on it), ``True`` (require that) or ``False``
             (the rules layer); see the module doc.
+        short_deals: ``"skip"`` or ``"play"``: deals that end before the
+            learner acts (see the module doc).
+        render_view: ``"learner"`` (what the learner may see) or
+            ``"spectator"`` (everything).
         **config: the game's options (validated by the game).
 
     Attributes:
@@ -108,7 +136,8 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             where the game has no engine built or an opponent cannot move on it.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"],
+                                          "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -120,6 +149,8 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
         engine: bool | None = None,
+        short_deals: str = "skip",
+        render_view: str = "learner",
         **config: Any,
     ):
         self.game: Game = resolve_game(game, config)
@@ -136,6 +167,10 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             raise ValueError(f"illegal_action {illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
+        if short_deals not in SHORT_DEALS_MODES:
+            raise ValueError(f"short_deals {short_deals!r} is not one of {SHORT_DEALS_MODES}")
+        if render_view not in RENDER_VIEWS:
+            raise ValueError(f"render_view {render_view!r} is not one of {RENDER_VIEWS}")
         # Exactly None, True or False: 0 == False and 1 == True, but engine=0 is a mistake.
         if engine is not None and engine is not True and engine is not False:
             raise ValueError(f"engine {short_repr(engine)} must be None (use one when it can), True or False")
@@ -145,6 +180,8 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         self.illegal_reward = check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD,
                                          MAX_ILLEGAL_REWARD)
         self.render_mode = render_mode
+        self.render_view = render_view
+        self.short_deals = short_deals
         self.opponents = resolve_opponents(opponents, self.game)
         self._n_actions = self.game.num_actions
         self.action_space = spaces.Discrete(self._n_actions)
@@ -160,8 +197,11 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         self.game_seed: int | None = None
         self._episode = 0
         self._done = True
-        self._mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._mask = np.zeros(self._n_actions, dtype=bool)
         self._outcome: dict[str, Any] | None = None
+        self._pending = 0.0  # what the seat earned before its first move, owed to its first step
+        self._short = False  # a deal that ended before the learner acted (short_deals="play")
+        self.skipped_deals = 0
         self._engine_option = engine
         self.engine: Any = None
         self._state: Any = None
@@ -352,27 +392,36 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
                     bot.reset(int(self.np_random.integers(_MAX_SEED)))
             if self.engine is not None:
                 self._deal_engine(rng_from_seed(self.game_seed))
-                self._play_opponents_engine()
-                if self.engine.current_seat() >= 0:
-                    break
+                earned = self._play_opponents_engine()
+                over = self.engine.current_seat() < 0
             else:
                 self._state = self.game.new_state(rng_from_seed(self.game_seed))
-                self._play_opponents()
-                if not self.game.is_over(self._state):
-                    break
+                earned = self._play_opponents()
+                over = self.game.is_over(self._state)
+            if not over or self.short_deals == "play":
+                break
             redeals += 1
+            self.skipped_deals += 1
             if redeals > MAX_REDEALS:
                 raise RuntimeError(f"{redeals} deals in a row ended before seat "
                                    f"{self.learner_seat} could act")
+        # What the seats before the learner earned it is paid on its first step (the module doc).
+        self._pending = earned
+        self._short = over
         self._done = False
         self._outcome = None
-        self._update_mask()
+        if over:
+            self._mask = np.zeros(self._n_actions, dtype=bool)
+            self._mask[SHORT_DEAL_ACTION] = True
+        else:
+            self._update_mask()
         return self._obs(), {"learner_seat": self.learner_seat, "game_seed": self.game_seed,
-                             "redeals": redeals, "action_mask": self._mask.copy()}
+                             "skipped_deals": self.skipped_deals, "action_mask": self._mask.copy()}
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         """Play the learner's ``action``, then the opponents' moves up to the
-        learner's next turn or the end of the game."""
+        learner's next turn or the end of the game. The first step of a game
+        also pays what the learner's seat earned before its first move."""
         if self._done:
             if self._state is None and not self._stale:
                 raise RuntimeError("step() called before reset()")
@@ -380,75 +429,99 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         a = trainer_action(action)
         if not (0 <= a < self._n_actions and self._mask[a]):
             if self.illegal_action == "raise":
+                if self._short:
+                    raise ValueError(f"action {a} is not legal: this deal ended before seat "
+                                     f"{self.learner_seat} could act; legal: [{SHORT_DEAL_ACTION}]")
                 self.game.check_action(self.state, a)  # raises, naming the legal actions
             return self._illegal(a)
+        reward, self._pending = self._pending, 0.0
+        if self._short:
+            return self._end_short_deal(reward)
         if self.engine is not None:
-            return self._step_engine(a)
+            return self._step_engine(a, reward)
         game, state = self.game, self._state
-        reward = 0.0
         rewards = game.apply(state, a)
         if rewards is not None:
             reward += float(rewards[self.learner_seat])
         reward += self._play_opponents()
-        info: dict[str, Any] = {"learner_seat": self.learner_seat}
+        info: dict[str, Any] = {"learner_seat": self.learner_seat, "skipped_deals": self.skipped_deals}
         terminated = truncated = False
         if game.is_over(state):
-            self._done = True
-            truncated = bool(game.is_truncated(state))
-            terminated = not truncated
-            self._outcome = game.outcome(state)
-            info.update(game.outcome_info(self._outcome))
-            info["returns"] = np.asarray(game.returns(state), dtype=np.float32)
+            terminated, truncated = self._game_over(info)
         self._update_mask()
         info["action_mask"] = self._mask.copy()
         return self._obs(), reward, terminated, truncated, info
 
-    def _step_engine(self, a: int) -> tuple[Any, float, bool, bool, dict]:
-        """:meth:`step` on the engine, for a legal ``a``: the same sums in the
-        same order as the rules path (so rewards are equal to the last bit)."""
+    def _game_over(self, info: dict[str, Any]) -> tuple[bool, bool]:
+        """The episode's end: ``(terminated, truncated)``; the outcome and the returns into ``info``."""
+        self._done = True
+        eng = self.engine
+        if eng is not None:
+            truncated = bool(eng.is_truncated())
+            self._outcome = eng.outcome()
+            returns = self._returns
+        else:
+            truncated = bool(self.game.is_truncated(self._state))
+            self._outcome = self.game.outcome(self._state)
+            returns = self.game.returns(self._state)
+        info.update(self.game.outcome_info(self._outcome))
+        info["returns"] = np.asarray(returns, dtype=np.float32)
+        return not truncated, truncated
+
+    def _end_short_deal(self, reward: float) -> tuple[Any, float, bool, bool, dict]:
+        """The no-op step of a deal that ended before the learner acted (``short_deals="play"``)."""
+        self._short = False
+        info: dict[str, Any] = {"learner_seat": self.learner_seat, "skipped_deals": self.skipped_deals}
+        terminated, truncated = self._game_over(info)
+        self._mask = np.zeros(self._n_actions, dtype=bool)
+        info["action_mask"] = self._mask.copy()
+        return self._obs(), reward, terminated, truncated, info
+
+    def _step_engine(self, a: int, reward: float) -> tuple[Any, float, bool, bool, dict]:
+        """:meth:`step` on the engine, for a legal ``a``, from ``reward`` (what is owed
+        already): the same sums in the same order as the rules path (so rewards
+        are equal to the last bit)."""
         eng, me = self.engine, self.learner_seat
         self._stale = True
-        reward = 0.0
         rewards = eng.apply(a)
         if rewards is not None:
             reward += float(rewards[me])
             self._add_returns(rewards)
         reward += self._play_opponents_engine()
-        info: dict[str, Any] = {"learner_seat": me}
+        info: dict[str, Any] = {"learner_seat": me, "skipped_deals": self.skipped_deals}
         terminated = truncated = False
         if eng.current_seat() < 0:
-            self._done = True
-            truncated = bool(eng.is_truncated())
-            terminated = not truncated
-            self._outcome = eng.outcome()
-            info.update(self.game.outcome_info(self._outcome))
-            info["returns"] = np.asarray(self._returns, dtype=np.float32)
-            self._mask = np.zeros(self._n_actions, dtype=np.int8)
-        else:
-            self._mask = eng.mask()  # a new array: masks handed out earlier stay as they were
+            terminated, truncated = self._game_over(info)
+        self._update_mask()
         info["action_mask"] = self._mask.copy()
         obs = eng.observe(me)
         if self.obs_mode != "flat":
-            obs = {"observation": obs, "action_mask": self._mask.copy()}
+            obs = {"observation": obs, "action_mask": self._mask.astype(np.int8)}
         return obs, reward, terminated, truncated, info
 
     def _illegal(self, a: int) -> tuple[Any, float, bool, bool, dict]:
         self._done = True
-        self._mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._short = False
+        self._mask = np.zeros(self._n_actions, dtype=bool)
         label = self.game.action_to_str(a) if 0 <= a < self._n_actions else "out of range"
         self._outcome = {"illegal_action": True, "offender": self.learner_seat,
                          "reason": f"illegal action {a} ({label}) by seat {self.learner_seat}"}
-        info = {"learner_seat": self.learner_seat, "illegal_action": True, "action_mask": self._mask.copy()}
-        return self._obs(), self.illegal_reward, True, False, info
+        info = {"learner_seat": self.learner_seat, "illegal_action": True,
+                "skipped_deals": self.skipped_deals, "action_mask": self._mask.copy()}
+        # What the seat earned before its first move is owed still (the module doc).
+        reward, self._pending = self.illegal_reward + self._pending, 0.0
+        return self._obs(), reward, True, False, info
 
     def _update_mask(self) -> None:
         eng = self.engine
         if eng is not None:
-            self._mask = eng.mask() if eng.current_seat() >= 0 else np.zeros(self._n_actions, dtype=np.int8)
+            # the engine's mask is a new 0/1 int8 array: viewed as bool, not copied
+            self._mask = eng.mask().view(np.bool_) if eng.current_seat() >= 0 \
+                else np.zeros(self._n_actions, dtype=bool)
             return
-        mask = np.zeros(self._n_actions, dtype=np.int8)
+        mask = np.zeros(self._n_actions, dtype=bool)
         if not self.game.is_over(self._state):
-            mask[self.game.legal_actions(self._state)] = 1
+            mask[self.game.legal_actions(self._state)] = True
         self._mask = mask
 
     def _obs(self) -> Any:
@@ -459,13 +532,14 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
             obs = self.game.observe(self._state, self.learner_seat)
         if self.obs_mode == "flat":
             return obs
-        return {"observation": obs, "action_mask": self._mask.copy()}
+        return {"observation": obs, "action_mask": self._mask.astype(np.int8)}
 
     # ----------------------------------------------------------------- helpers
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO
-        calls this); all False once the episode has ended."""
-        return self._mask.astype(bool)
+        calls this): the same bool array as ``info["action_mask"]``; all False once
+        the episode has ended."""
+        return self._mask.copy()
 
     def outcome(self) -> dict[str, Any]:
         """The detailed outcome (``game.outcome``, strings and ragged lists
@@ -484,16 +558,22 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
         eng = self.engine
         return eng.legal_actions() if eng is not None else self.game.legal_actions(self._state)
 
-    def render(self) -> str | None:
-        """The game as the learner sees it: returned (``"ansi"``) or printed (``"human"``)."""
+    def render(self) -> Any:
+        """The game as the learner sees it (``render_view="spectator"``: everything):
+        text returned (``"ansi"``) or printed (``"human"``), or an ``(H, W, 3)
+        uint8`` frame (``"rgb_array"``, needs ``setgames[pictures]``)."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode=")
             return None
         if self.state is None:
             raise RuntimeError("render() called before reset()")
-        text = self.game.render(self.state, self.learner_seat)
+        seat = None if self.render_view == "spectator" else self.learner_seat
+        if self.render_mode == "rgb_array":
+            from setgames.draw import draw_state
+
+            return draw_state(self.game, self.state, seat=seat).to_rgb()
+        text = self.game.render(self.state, seat)
         if self.render_mode == "human":
             print(text)
             return None
         return text
-

@@ -121,7 +121,8 @@ def test_opponent_illegal_action_raises_naming_the_opponent():
 
 @pytest.mark.parametrize("kwargs", [
     {"learner_seat": 2}, {"learner_seat": "left"}, {"obs_mode": "image"},
-    {"illegal_action": "ignore"}, {"render_mode": "rgb_array"}, {"opponents": [RandomBot(), RandomBot()]},
+    {"illegal_action": "ignore"}, {"render_mode": "video"}, {"short_deals": "redeal"},
+    {"render_view": "seat"}, {"opponents": [RandomBot(), RandomBot()]},
     {"opponents": 3}, {"max_pile": 99},
 ])
 def test_bad_config_raises_at_construction(kwargs):
@@ -262,8 +263,9 @@ def test_infos_carry_the_mask_and_numbers_only_and_outcome_the_rest(game):
     for episode in range(4):
         _, info = env.reset(seed=episode)
         while True:
-            assert info["action_mask"].dtype == np.int8
-            assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+            # one dtype for both (the module doc): bool
+            assert info["action_mask"].dtype == np.bool_ and env.action_masks().dtype == np.bool_
+            assert np.array_equal(info["action_mask"], env.action_masks())
             legal = np.flatnonzero(info["action_mask"])
             _, _, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
             if term or trunc:
