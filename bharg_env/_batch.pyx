@@ -19,11 +19,16 @@ moves each slot: its action, the opponents' moves inside the step
 Bharg specifics: ``rewards`` holds what each seat earned on the step, which in
 match play under ``reward="score"`` includes the points of a round that ended
 without ending the game; the turn limit ends a game as ``truncated`` (not
-``terminated``), as in the AEC env. With opponents, a game that the seats
-before the learner end before the learner's first move (an opponent's first
-discard binds its whole hand) is not played: the slot deals its next game
-(index + 1), as :class:`setgames.wrappers.SingleAgentEnv` redeals, and the
-rewards of those opening moves are dropped, as that wrapper's ``reset`` drops them.
+``terminated``), as in the AEC env. With opponents, the rewards the seats
+earn before the learner's first move of a game (a round the opponents end)
+are paid with the learner's first step of that game, in ``rewards`` and
+``learner_reward``, as :class:`setgames.wrappers.SingleAgentEnv` pays them. A
+game that the seats before the learner end before its first move (an
+opponent's first discard binds its whole hand) is skipped and counted in
+``skipped_deals`` (``short_deals="skip"``: the slot deals its next game,
+index + 1), or shown to the learner as a one-step episode whose only legal
+action, 0, is a no-op that ends it with the learner's rewards of that deal
+(``short_deals="play"``, for unbiased win rates).
 """
 
 from cpython.pycapsule cimport PyCapsule_GetPointer

@@ -17,10 +17,12 @@ in C; ``num_threads > 1`` splits the slots over a pool of threads
 
 Tu Sac's own case: a game can end before a seat acts (a dealt hand without
 trash wins at once; with opponents, an opponent can win before the learner's
-first turn). Such a deal is skipped, as :class:`setgames.wrappers.SingleAgentEnv`
-re-deals it (a reset cannot return a finished game): the slot goes on to its
-next game index and seed, so every game the batch reports is one where the
-learner (in self-play: the first seat) acted.
+first turn). Such a deal is skipped and counted in ``skipped_deals``
+(``short_deals="skip"``, the default, as :class:`setgames.wrappers.SingleAgentEnv`
+skips it): the slot goes on to its next game index and seed. Under
+``short_deals="play"`` the learner sees it as a one-step episode whose only
+legal action, 0, is a no-op that ends it with the learner's returns of that
+deal, so that win rates measured on the batch count those games too.
 """
 
 from cpython.pycapsule cimport PyCapsule_GetPointer

@@ -7,31 +7,56 @@ batch are :class:`setgames.batch.gym_vector.BatchVectorEnv` (Gymnasium 1.x
 ``VectorEnv``) and :class:`setgames.batch.sb3_vec.BatchVecEnv` (SB3 ``VecEnv``).
 
 The protocol a game's ``Batch`` class provides (Tet Hsi's:
-:class:`tethsi_env._batch.Batch`; its tests are the checklist):
+:class:`tethsi_env._batch.Batch`; its tests are the checklist). Each game's
+``Batch`` is ``class Batch(GuardedBatch, BatchCore)``: the compiled core
+holds the C state, :class:`setgames.batch.guard.GuardedBatch` checks the
+options, admits one call at a time (a second thread's call is refused in one
+line, never interleaved), and keeps the batch usable in a forked child (read
+its module doc).
 
 - ``Batch(game, num_envs, seed=None, num_threads=1, opponents=None,
-  learner_seat=0, autoreset="same_step")``; ``opponents`` one of
+  learner_seat=0, autoreset="same_step", illegal_action="raise",
+  illegal_reward=-1.0, short_deals="skip")``; ``opponents`` one of
   :data:`OPPONENTS`, ``learner_seat`` a seat or one of
-  :data:`LEARNER_SEAT_MODES`, ``autoreset`` one of :data:`AUTORESET_MODES`.
+  :data:`LEARNER_SEAT_MODES`, ``autoreset`` any spelling of
+  :mod:`setgames.batch.modes` (Gymnasium's ``AutoresetMode`` members, their
+  values, or :data:`AUTORESET_MODES`; the default, ``"same_step"``, is the
+  default of every view too), ``illegal_action`` ``"raise"`` or
+  ``"terminate"`` (an illegal action ends that slot's game with
+  ``illegal_reward`` for the mover, marked in ``illegal``), ``short_deals``
+  ``"skip"`` or ``"play"`` (below).
 - Attributes ``num_envs``, ``num_players``, ``obs_size``, ``num_actions``,
-  ``num_threads``, ``game``; preallocated read-only arrays written in place by
-  every call: ``obs (B, obs_size) int8`` (the view of the seat to act, or of
+  ``num_threads`` (the threads the step uses), ``game``; read-only arrays on
+  memory the batch owns (no caller can resize, write or free it), written in
+  place by every call: ``obs (B, obs_size) int8`` (the view of the seat to act, or of
   the learner with opponents; once over, the last mover's), ``mask (B,
   num_actions) int8`` (all zero once over), ``seat (B,) int32`` (seat to act,
   -1 once over), ``rewards (B, num_players) float32`` (what each seat earned
   on this step), ``learner_reward (B,) float32`` (the learner's column; in
-  self-play the mover's), ``terminated``, ``truncated (B,) bool``,
+  self-play the mover's), ``terminated``, ``truncated``, ``illegal (B,) bool``,
+  ``skipped_deals (B,) int64`` (deals skipped in the slot so far),
   ``game_seed (B,) uint64`` (seed of each slot's current game),
   ``game_index (B,) int64``, ``learner_seat (B,) int32``; and, valid where a
   game ended on the last step, ``final_seed`` (its seed: ``raw_env().reset(
   seed=final_seed[i])`` replays it), ``final_learner_seat`` and, under
   ``"same_step"``, ``final_obs`` (its last observation).
+- Rewards: every reward a seat earns reaches it. What the seats earn before
+  the learner's first move of a game (Bharg: a round the opponents end) is
+  paid with the learner's first step of that game. A deal the other seats
+  end before the learner acts (Bharg, Tu Sac) is skipped and counted in
+  ``skipped_deals`` (``short_deals="skip"``), or (``"play"``) shown to the
+  learner as a one-step episode: its final observation, only action 0 legal,
+  a no-op whose step ends it with the learner's rewards of the deal (so win
+  rates measured on the batch count those games, mostly the learner's losses).
 - ``reset(seed=None, mask=None)``: deal in every slot (or the masked ones);
-  ``seed`` makes slot ``i``'s game the game of seed ``seed + i``.
-- ``step(actions)``: one action per slot (integer ndarray ``(B,)``), the
-  opponents, game ends and autoresets, without the GIL; bad input raises
-  ``ValueError`` naming the slot, the action and the legal ids, before any
-  slot moves.
+  ``seed`` (``0..2**63-1``) makes slot ``i``'s game the game of seed ``seed + i``.
+  Every other call before the first reset is refused.
+- ``step(actions)``: one action per slot (an integer ndarray or a list of
+  ints, ``(B,)``; floats refused), the opponents, game ends and autoresets,
+  without the GIL; bad input raises ``ValueError`` naming the slot, the
+  action and the legal ids, before any slot moves; under ``"disabled"``
+  autoreset a step while a slot's game is over is refused (reset it first).
+- ``state(slot)``: a rules-layer copy of the slot's position (pictures, analysis).
 - ``sample(rng=None, out=None)``: a uniform legal action per slot, drawn in C
   from a numpy ``Generator`` (``legal[rng.integers(len(legal))]`` slot by
   slot) or, without one, from each slot's own stream (seeded from its slot
@@ -61,11 +86,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from setgames.batch.modes import AUTORESET_MODES
+
 __all__ = ["AUTORESET_MODES", "LEARNER_SEAT_MODES", "OPPONENTS", "batch_class", "make_batch"]
 
 OPPONENTS = (None, "random", "greedy")
 LEARNER_SEAT_MODES = ("rotate", "random")
-AUTORESET_MODES = ("same_step", "next_step", "disabled")
 
 
 def batch_class(game: Any) -> type | None:
