@@ -155,7 +155,7 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
                    help="player count, for games that allow several")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="game config option (repeatable)")
-    p.add_argument("--plot", action="store_true", help="also save ratings.png (needs setgames[plot])")
+    p.add_argument("--plot", action="store_true", help="also save ratings.png (needs the plot extra)")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="force the progress bar on (default: when stderr is a terminal)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
@@ -334,6 +334,29 @@ register_command("serve", "a local web page to play the games against the bots (
                  _add_serve_arguments, _run_serve)
 
 
+def _version_line() -> str:
+    """``setgames X.Y.Z`` and whether the compiled engines are in use (what ``--version`` prints)."""
+    from setgames import __version__
+    from setgames.engine import engine_class
+    from setgames.registry import GAME_NAMES, make_game
+
+    built = [name for name in GAME_NAMES if engine_class(make_game(name)) is not None]
+    engines = ", ".join(built) if built else "none (the pure-Python rules layer steps every game)"
+    return f"setgames {__version__} (compiled engines: {engines})"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print :func:`_version_line` (computed only when asked) and exit 0."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **{k: v for k, v in kwargs.items() if k != "nargs"})
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(_version_line())
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, no usage dump
         raise UsageError(message)
@@ -344,6 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="setgames", allow_abbrev=False,
                      description="Bots, arena and game records for the setgames card games "
                                  "(Tet Hsi, Bharg, Tu Sac).")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the version and the compiled engines in use")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for cmd in COMMANDS.values():
         sp = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)

@@ -20,7 +20,7 @@ def plot_ratings(results: dict[str, Any], path: str | Path) -> Path:
     """Draw one panel per game: each bot's rating with its 95% interval.
 
     Raises:
-        ImportError: matplotlib is not installed (``pip install 'setgames[plot]'``).
+        ImportError: matplotlib is not installed (``pip install -e '.[plot]'`` in a checkout).
     """
     try:
         import matplotlib
@@ -28,7 +28,8 @@ def plot_ratings(results: dict[str, Any], path: str | Path) -> Path:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("the plot needs matplotlib: pip install 'setgames[plot]'") from None
+        raise ImportError("the plot needs matplotlib: pip install -e '.[plot]' in a checkout, "
+                          "pip install 'setgames[plot]' from a wheel") from None
     arenas = results["arenas"]
     fig, axes = plt.subplots(1, len(arenas), figsize=(4.2 * len(arenas), 3.2), squeeze=False)
     for ax, arena in zip(axes[0], arenas, strict=True):

@@ -7,7 +7,7 @@
   piece), card backs and face-down piles;
 - :mod:`setgames.draw.picture`: :class:`Picture`, an SVG that shows itself in
   a notebook, saves itself and rasterises to an ``(H, W, 3) uint8`` frame
-  (``pip install 'setgames[pictures]'``);
+  (``pip install -e '.[pictures]'`` in a checkout);
 - :func:`draw_state`: the picture of a state of any registered game (the
   game's ``drawing`` part, named in its descriptor).
 """

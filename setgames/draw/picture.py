@@ -5,7 +5,8 @@
 an ``(H, W, 3) uint8`` array (the ``rgb_array`` render mode). The rasteriser
 is resvg (the Rust SVG renderer, through ``resvg-py``: prebuilt abi3 wheels,
 no system library) and Pillow decodes its PNG; both come with
-``pip install 'setgames[pictures]'``; everything else here is plain Python.
+``pip install -e '.[pictures]'`` in a checkout (``pip install 'setgames[pictures]'``
+from a wheel); everything else here is plain Python.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def rasterize(svg: str, scale: float = 1.0) -> np.ndarray:
         import resvg_py
         from PIL import Image
     except ImportError as e:
-        raise ImportError(f"rgb frames need the pictures extra: pip install 'setgames[pictures]' ({e})") \
-            from None
+        raise ImportError(f"rgb frames need the pictures extra: pip install -e '.[pictures]' in a checkout, "
+                          f"pip install 'setgames[pictures]' from a wheel ({e})") from None
     png = resvg_py.svg_to_bytes(svg_string=svg, zoom=float(scale), background="#ffffff")
     with Image.open(io.BytesIO(bytes(png))) as im:
         return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()

@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         from setgames.learn.ppo import TrainConfig, train
     except ModuleNotFoundError as exc:
-        raise UsageError(f"setgames train needs torch ({exc}); pip install torch") from None
+        raise UsageError(f"setgames train needs torch ({exc}); pip install torch, then "
+                         "pip install -e '.[train]' in a checkout") from None
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     kwargs = {k: v for k, v in vars(args).items() if k in fields and k not in _SKIP}
     cfg = TrainConfig(game=args.game, config=_parse_config(args.config), progress=args.progress, **kwargs)
