@@ -1,11 +1,16 @@
-"""Regenerate the generated tables in each game's README from the code.
+"""Regenerate the generated parts of the documentation from the code.
 
 ``python -m setgames.docs`` rewrites the observation table (between the
 ``observation-table`` markers, from the game's :class:`~setgames.spec.ObsSpec`)
 and the action table (between the ``action-table`` markers, from its
-:class:`~setgames.actions.ActionLayout`); ``--check`` only reports drift
-and exits 1 when a README differs, for CI and tests.
+:class:`~setgames.actions.ActionLayout`) in each game's README, and redraws the
+pictures of the documentation (``docs/img/<game>.svg``: a position of a seeded
+game between greedy bots, from :func:`docs_picture`); ``--check`` only reports
+drift and exits 1 when a file differs, for CI and tests. The documentation
+site's build (``docs/hooks.py``) also calls :func:`decktet_table` and
+:func:`tusac_table` for the card tables of the game pages.
 """
+
 
 from __future__ import annotations
 
@@ -14,10 +19,24 @@ import importlib
 import re
 import sys
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from setgames.registry import GAME_NAMES, game_class
 
-__all__ = ["ACTION_BEGIN", "ACTION_END", "readme_path", "sync_readme"]
+__all__ = [
+    "ACTION_BEGIN",
+    "ACTION_END",
+    "PICTURES",
+    "decktet_table",
+    "docs_picture",
+    "picture_path",
+    "readme_path",
+    "sync_picture",
+    "sync_readme",
+    "tusac_table",
+]
 
 ACTION_BEGIN = "<!-- action-table:begin -->"
 ACTION_END = "<!-- action-table:end -->"
@@ -53,6 +72,88 @@ def sync_readme(game_name: str, check: bool = False, **config: object) -> bool:
     return new != old
 
 
+# The documentation's pictures: game name -> (config, deal seed, moves played by greedy bots).
+PICTURES: dict[str, tuple[dict[str, Any], int, int]] = {
+    "tethsi": ({}, 7, 14),
+    "bharg": ({"num_players": 2, "pawns": True}, 3, 10),
+    "tusac": ({"num_players": 4}, 1, 6),
+}
+DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
+
+
+def picture_path(game_name: str) -> Path:
+    """Where the documentation's picture of ``game_name`` lives (``docs/img/<game>.svg``)."""
+    return DOCS_IMG / f"{game_name}.svg"
+
+
+def docs_picture(game_name: str) -> str:
+    """The SVG of the documentation's position of ``game_name`` (:data:`PICTURES`): a seeded
+    deal, a few moves of the greedy bots, drawn for a spectator with the legal moves outlined.
+
+    >>> docs_picture("tethsi").startswith("<svg")
+    True
+    """
+    from setgames.bots import make_bot
+    from setgames.draw import draw_state
+    from setgames.registry import make_game
+
+    config, seed, moves = PICTURES[game_name]
+    game = make_game(game_name, **config)
+    state = game.new_state(np.random.default_rng(seed))
+    bots = [make_bot("greedy", game_name, seed=seed + k) for k in range(game.num_players)]
+    for _ in range(moves):
+        if game.is_over(state):
+            break
+        seat = game.current_seat(state)
+        game.apply(state, bots[seat].act(game, state, seat))
+    legal = None if game.is_over(state) else game.legal_actions(state)
+    return draw_state(game, state, seat=None, legal=legal).svg
+
+
+def sync_picture(game_name: str, check: bool = False) -> bool:
+    """Bring ``docs/img/<game>.svg`` in line with :func:`docs_picture`; True when it was (``check``:
+    would be) changed."""
+    path = picture_path(game_name)
+    new = docs_picture(game_name)
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if new != old and not check:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(new, encoding="utf-8")
+    return new != old
+
+
+def decktet_table() -> str:
+    """The Markdown table of the Decktet's card ids (both Decktet games use them).
+
+    >>> decktet_table().splitlines()[2]
+    '| 0 | `AM` | Ace of Moons | 1 | Moons | Ace | 1 |'
+    """
+    from setgames import cards
+
+    lines = ["| id | short | name | rank | suits | kind | Bharg value |", "|--:|---|---|--:|---|---|--:|"]
+    for card in range(cards.NUM_DECKTET):
+        rank = cards.DECKTET_RANKS[card]
+        lines.append(f"| {card} | `{cards.DECKTET_SHORT[card]}` | {cards.DECKTET_NAMES[card]} | "
+                     f"{rank if rank else '-'} | {', '.join(cards.suits_of(card)) or '-'} | "
+                     f"{cards.CardKind(cards.DECKTET_KINDS[card]).name.capitalize()} | "
+                     f"{cards.BHARG_VALUES[card]} |")
+    return "\n".join(lines)
+
+
+def tusac_table() -> str:
+    """The Markdown table of Tu Sac's 28 card types (``ttype = color * 7 + piece``).
+
+    >>> tusac_table().splitlines()[2]
+    '| red | 0 | 1 | 2 | 3 | 4 | 5 | 6 |'
+    """
+    from setgames import cards
+
+    lines = ["| colour | " + " | ".join(cards.TUSAC_PIECES) + " |", "|---" + "|--:" * 7 + "|"]
+    for color, name in enumerate(cards.TUSAC_COLORS):
+        lines.append(f"| {name} | " + " | ".join(str(cards.tusac_type(color, p)) for p in range(7)) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: rewrite (or ``--check``) every game's README tables."""
     parser = argparse.ArgumentParser(prog="python -m setgames.docs", description=__doc__)
@@ -62,11 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     drift = []
     for name in args.games:
         if sync_readme(name, check=args.check):
-            drift.append(name)
-    if drift:
-        verb = "differs from the code" if args.check else "updated"
-        for name in drift:
-            print(f"{readme_path(name)}: {verb}")
+            drift.append(readme_path(name))
+        if name in PICTURES and DOCS_IMG.parent.is_dir() and sync_picture(name, check=args.check):
+            drift.append(picture_path(name))
+    verb = "differs from the code" if args.check else "updated"
+    for path in drift:
+        print(f"{path}: {verb}")
     return 1 if (drift and args.check) else 0
 
 
