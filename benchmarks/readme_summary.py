@@ -1,11 +1,12 @@
-"""Write the compact throughput summary into the root README from benchmarks/results/bench.json.
+"""The compact throughput summary of the latest run (``benchmarks/results/bench.json``).
 
-Run from the repository root after ``setgames bench``: ``python benchmarks/readme_summary.py``.
+The documentation's benchmarks page shows it (its build calls :func:`summary`); run
+from the repository root after ``setgames bench``, ``python benchmarks/readme_summary.py``
+prints it.
 """
 
 import json
 import pathlib
-import re
 
 GAMES = ("tethsi", "bharg 2p", "bharg 3p", "tusac 2p", "tusac 3p", "tusac 4p")
 PEERS = (
@@ -16,7 +17,7 @@ PEERS = (
 
 
 def summary(data: dict) -> str:
-    """The README's throughput table from one benchmark run."""
+    """The throughput summary table of one benchmark run."""
     m = data["machine"]
     rows = {(r["group"], r["label"]): r for r in data["envs"]}
     lines = [
@@ -44,17 +45,8 @@ def summary(data: dict) -> str:
 
 
 def main() -> None:
-    """Replace the table between the bench-summary markers of README.md."""
-    data = json.loads(pathlib.Path("benchmarks/results/bench.json").read_text())
-    body = summary(data)
-    readme = pathlib.Path("README.md")
-    text = re.sub(
-        r"<!-- bench-summary:begin -->.*?<!-- bench-summary:end -->",
-        lambda _: f"<!-- bench-summary:begin -->\n{body}\n<!-- bench-summary:end -->",
-        readme.read_text(),
-        flags=re.S,
-    )
-    readme.write_text(text)
+    """Print the summary of ``benchmarks/results/bench.json``."""
+    print(summary(json.loads(pathlib.Path("benchmarks/results/bench.json").read_text())))
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ DEFAULT_OUT = "arena-results"  # directory the arena writes its results to
 DEFAULT_GAMES_PER_PAIRING = 20  # a short arena: about a minute for all three games on 2 cores
 # The quick main job plays a cheap ismcts (16 determinizations a move instead of its default
 # budget, about 0.5-1 s a move) so the three games finish in about a minute on 2 cores; the
-# strength figures of the README use the default budget: ``--bots greedy ismcts``.
+# strength figures of the docs (docs/guides/bots.md) use the default budget: ``--bots greedy ismcts``.
 DEFAULT_BOTS = ("random", "greedy", "ppo", "ismcts:iterations=16")  # ppo: the shipped policies (cheap)
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130

@@ -44,7 +44,8 @@ class Repl:
 
     Args:
         session: the game.
-        inp, out: text streams (stdin and stdout by default).
+        inp: the text stream read (stdin by default).
+        out: the text stream written (stdout by default).
         color: ANSI colour on or off (default: :func:`use_color` of ``out``).
         delay: seconds between moves in watch mode.
         session_loader: ``path -> Session`` for the ``load`` command.

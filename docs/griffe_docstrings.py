@@ -1,0 +1,104 @@
+"""Griffe extension for the API reference: doctests shown as code, rules citations as pages.
+
+Two rewrites of every docstring the reference shows (the source keeps its own words):
+
+- **Doctests**: doctest blocks outside an ``Examples:`` section are shown as Python
+  console code (see below).
+- **Sphinx roles** (``:class:`~setgames.game.Game```) are shown as the code they name
+  (:func:`plain_roles`).
+- **Rules citations**: the modules cite the project's internal rules notes by section
+  (``RULINGS.md`` section 4, ``tusac-rules.txt``), which are not part of the repository;
+  the reference names the game's page of this site instead, which states every rule and
+  ruling (:func:`cite_pages`).
+
+The package's docstrings put doctests after the other sections (``Raises:`` then
+``>>> ...``), which the Google style reads as free text: Markdown would take ``>>>``
+for a quotation and ``x[0][:2]`` for a link. This wraps every such block (from a line
+starting with ``>>>`` at the docstring's left margin to the next blank line) in a
+``pycon`` fence; blocks under an ``Examples:`` heading are left to Griffe.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import griffe
+
+_SECTION = re.compile(r"^\w[\w ]*:\s*$")
+# Section of the rules notes -> the page of this site that states it.
+_PAGE = {"1": "the Decktet page", "2": "the Tet Hsi page", "3": "the Bharg page", "4": "the Tu Sac page"}
+_CITATION = re.compile(
+    r"(?:``)?(?:(?:tethsi|bharg|tusac)-rules\.txt(?:``)?(?: as read by |; ))?"
+    r"(?:``)?RULINGS(?:\.md)?(?:``)?(?:\s+sections?)?\s+(?P<a>[1-4])(?:\s+and\s+(?P<b>[1-4]))?"
+    r"(?P<titles>(?:,?\s+\"[^\"]*\")*)(?P<wins> wins where they differ)?")
+_TEXT_FILE = re.compile(r"``(tethsi|bharg|tusac)-rules\.txt``")
+_TEXT_PAGE = {"tethsi": "the Tet Hsi page", "bharg": "the Bharg page", "tusac": "the Tu Sac page"}
+
+
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|data|mod|attr|exc|obj):`(~?)([^`]+)`")
+
+
+def plain_roles(text: str) -> str:
+    """``text`` with each Sphinx role shown as the code it names (``~`` keeps the last part).
+
+    >>> plain_roles("a :class:`~setgames.game.Game` or :func:`setgames.bots.make_bot`")
+    'a ``Game`` or ``setgames.bots.make_bot``'
+    """
+    return _ROLE.sub(lambda m: f"``{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}``", text)
+
+
+def cite_pages(text: str) -> str:
+    r"""``text`` with each citation of the rules notes replaced by the page that states the rule.
+
+    >>> cite_pages('Rules applied (``RULINGS.md`` section 4 "Claims"), checked')
+    'Rules applied (the Tu Sac page), checked'
+    >>> cite_pages("Rules summary (``tethsi-rules.txt`` as read by ``RULINGS.md`` section 2):")
+    'Rules summary (the Tet Hsi page):'
+    >>> cite_pages("as ``RULINGS.md``\nsection 1 (Decktet) and section 4 (Tu Sac) give it")
+    'as the Decktet page (Decktet) and section 4 (Tu Sac) give it'
+    """
+    def page(m: re.Match[str]) -> str:
+        pages = [_PAGE[m.group("a")]] + ([_PAGE[m.group("b")]] if m.group("b") else [])
+        return " and ".join(pages)
+
+    text = _CITATION.sub(page, text)
+    text = _TEXT_FILE.sub(lambda m: _TEXT_PAGE[m.group(1)], text)
+    return re.sub(r"(?:``)?RULINGS(?:\.md)?(?:``)?", "the game's page", text)
+
+
+def fence_doctests(text: str) -> str:
+    """``text`` with each free-standing doctest block fenced as ``pycon`` (see the module doc).
+
+    >>> fence_doctests("Doc.\\n\\n>>> 1 + 1\\n2").splitlines()
+    ['Doc.', '', '```pycon', '>>> 1 + 1', '2', '```']
+    """
+    out: list[str] = []
+    lines = text.split("\n")
+    section = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _SECTION.match(line):
+            section = line.strip().rstrip(":").lower()
+        elif line and not line[0].isspace() and not line.startswith(">>>"):
+            section = ""
+        if line.startswith(">>>") and section not in ("examples", "example"):
+            block = []
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i])
+                i += 1
+            out += ["```pycon", *block, "```"]
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+class DocstringsForTheSite(griffe.Extension):
+    """Fence the free-standing doctests and cite pages, in every docstring Griffe loads."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        """Rewrite ``obj``'s docstring, if it has one."""
+        if obj.docstring is not None:
+            obj.docstring.value = plain_roles(cite_pages(fence_doctests(obj.docstring.value)))
