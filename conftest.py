@@ -23,8 +23,7 @@ def _skip_need(reason: str) -> str:
     """What a skipped test needs, in one line a newcomer can act on."""
     import re
 
-    m = re.search(r"could not import '([\w.]+)'|No module named '([\w.]+)'|needs the \[([\w-]+)\] extra",
-                  reason)
+    m = re.search(r"could not import '([\w.]+)'|No module named '([\w.]+)'|\.\[([\w-]+)\]", reason)
     if m and m.group(3):
         extra = m.group(3)
     elif m:

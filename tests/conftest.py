@@ -1,7 +1,8 @@
-"""Which tests the default run leaves to CI: the long fuzz, statistics, replay and training
-runs, marked ``slow`` here by node id (the whole test, or some of its parameters), so that
-``python -m pytest`` ends in a few minutes on two cores and ``python -m pytest -m slow``
-(a step of ``.ci/run``; ``.ci/train-smoke`` for the training runs) runs the rest.
+"""Which tests the default run leaves to CI: the long replay, fuzz, statistics and training
+runs, marked ``long`` here by node id (the whole test, or some of its parameters), so that
+``python -m pytest`` ends in about three minutes on two cores; ``python -m pytest -m long``
+(a step of ``.ci/run``; ``.ci/train-smoke`` for the training runs) runs them. (The ``slow``
+marker, set in the test files, holds the much longer runs: see the testing guide.)
 
 Each entry is a node-id prefix under ``tests/``; a test whose id starts with it is marked.
 A prefix that marks nothing while its file was collected is reported at the end of the run
@@ -12,20 +13,62 @@ from __future__ import annotations
 
 import pytest
 
-SLOW = (
-    # Replays of whole batches in raw_env on two threads, and on every configuration.
+LONG = (
+    # Replays of whole batches in raw_env on two threads.
     "tests/tusac/test_batch.py::test_two_threads_play_the_games_of_raw_env",
     "tests/tethsi/test_batch.py::test_two_threads_play_the_games_of_raw_env",
     "tests/bharg/test_batch.py::test_two_threads_play_the_games_of_raw_env",
-    # The engines against the rules layer on every configuration (one configuration stays in the default run).
-    "tests/tusac/test_engine.py::test_engine_matches_rules_on_every_config",
+    # Batches replayed step by step in raw_env: one or two configurations of each stay in the
+    # default run, the others are here.
+    "tests/tethsi/test_batch.py::test_self_play_batches_replay_in_raw_env_step_by_step[0]",
+    "tests/tethsi/test_batch.py::test_self_play_batches_replay_in_raw_env_step_by_step[1]",
+    "tests/tethsi/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[greedy-0]",
+    "tests/tethsi/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[greedy-random]",
+    "tests/tethsi/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[random-1]",
+    "tests/tethsi/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[random-random]",
+    "tests/bharg/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[random-random-config2]",
+    "tests/bharg/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[random-1-config3]",
+    "tests/bharg/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[greedy-random-config4]",
+    "tests/tusac/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[random-1-config2]",
+    "tests/tusac/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[random-random-config3]",
+    "tests/tusac/test_batch.py::test_learner_vs_opponents_replays_with_the_python_bots[greedy-random-config4]",
+    # The compiled greedy bots against the Python ones in every position of many games.
+    "tests/tethsi/test_greedy.py::test_compiled_greedy_plays_the_python_bots_move_in_every_position[0]",
+    "tests/tethsi/test_greedy.py::test_compiled_greedy_plays_the_python_bots_move_in_every_position[1]",
+    "tests/bharg/test_greedy_c.py::test_compiled_greedy_makes_the_python_bots_move_everywhere[config3]",
+    "tests/bharg/test_greedy_c.py::test_compiled_greedy_makes_the_python_bots_move_everywhere[config4]",
+    # Reward sums over many match-play games (two pairings of each stay in the default run).
+    "tests/setgames/wrappers/test_single_agent_rewards.py::test_match_play_rewards_sum_to_the_learners_returns[2-greedy-random]",
+    "tests/setgames/wrappers/test_single_agent_rewards.py::test_match_play_rewards_sum_to_the_learners_returns[2-random-rotate]",
+    "tests/setgames/wrappers/test_single_agent_rewards.py::test_match_play_rewards_sum_to_the_learners_returns[2-random-random]",
+    "tests/setgames/wrappers/test_single_agent_rewards.py::test_match_play_rewards_sum_to_the_learners_returns[3-greedy-rotate]",
+    "tests/setgames/wrappers/test_single_agent_rewards.py::test_match_play_rewards_sum_to_the_learners_returns[3-greedy-random]",
+    "tests/setgames/wrappers/test_single_agent_rewards.py::test_match_play_rewards_sum_to_the_learners_returns[3-random-rotate]",
+    "tests/setgames/batch/test_view_rewards.py::test_views_pay_every_reward_of_the_learners_seat[2-random-rotate]",
+    "tests/setgames/batch/test_view_rewards.py::test_views_pay_every_reward_of_the_learners_seat[2-random-random]",
+    # The engines against the rules layer on every configuration, every rule path reached
+    # (Tet Hsi's stays in the default run), and the single-agent view on the engine against the
+    # rules layer at every step (Tet Hsi's and Tu Sac's stay).
     "tests/bharg/test_engine.py::test_engine_matches_rules_on_every_config",
+    "tests/tusac/test_engine.py::test_engine_matches_rules_on_every_config",
+    "tests/setgames/wrappers/test_single_agent_engine.py::test_engine_path_shows_what_the_rules_layer_shows_at_every_step[bharg-2p-policy]",
+    "tests/setgames/wrappers/test_single_agent_engine.py::test_engine_path_shows_what_the_rules_layer_shows_at_every_step[bharg-2p-mix]",
+    "tests/setgames/wrappers/test_single_agent_engine.py::test_engine_path_shows_what_the_rules_layer_shows_at_every_step[bharg-2p-random]",
+    "tests/setgames/wrappers/test_single_agent_engine.py::test_engine_path_shows_what_the_rules_layer_shows_at_every_step[bharg-3p-policy]",
+    "tests/setgames/wrappers/test_single_agent_engine.py::test_engine_path_shows_what_the_rules_layer_shows_at_every_step[bharg-3p-random]",
+    # Mutated Tu Sac states loaded in child processes (Tet Hsi's and Bharg's stay).
+    "tests/setgames/test_fuzz_states.py::test_mutated_states_are_refused_cleanly_or_play_on[tusac",
     # The command line's fuzz: thousands of mutated records and saves in capped child processes.
     "tests/setgames/test_cli_fuzz.py::test_fuzzed_records_and_saves_work_or_end_in_one_line",
     # A fork in every pool state, one child process per state and game.
     "tests/setgames/batch/test_guard.py::test_fork_in_every_pool_state_leaves_a_child_that_steps_and_exits",
     # Benchmarks timed for seconds.
     "tests/setgames/bench/test_batch_bench.py::test_batch_cases_play_games_and_pair_their_ratios",
+    # Training runs: the examples in smoke mode and the trainers' clients (with the [train] extra).
+    "tests/examples/test_examples.py",
+    "tests/setgames/wrappers/clients/test_tianshou.py",
+    "tests/setgames/wrappers/clients/test_sb3.py",
+    "tests/setgames/batch/test_sb3_vec.py::test_maskable_ppo_trains_on_the_view_unchanged",
 )
 
 _used: set[str] = set()
@@ -34,19 +77,19 @@ _files: set[str] = set()
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Mark the :data:`SLOW` tests before ``-m`` selects (this hook runs first)."""
+    """Mark the :data:`LONG` tests before ``-m`` selects (this hook runs first)."""
     for item in items:
         _files.add(item.nodeid.split("::", 1)[0])
-        for prefix in SLOW:
+        for prefix in LONG:
             if item.nodeid.startswith(prefix):
-                item.add_marker(pytest.mark.slow)
+                item.add_marker(pytest.mark.long)
                 _used.add(prefix)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """Name the :data:`SLOW` entries that marked nothing although their file was collected."""
-    stale = [p for p in SLOW if p not in _used and p.split("::", 1)[0] in _files]
+    """Name the :data:`LONG` entries that marked nothing although their file was collected."""
+    stale = [p for p in LONG if p not in _used and p.split("::", 1)[0] in _files]
     if stale:
-        terminalreporter.section("slow markers that match no test")
+        terminalreporter.section("long markers that match no test")
         for prefix in stale:
             terminalreporter.line(prefix)
