@@ -36,6 +36,8 @@ def _skip_need(reason: str) -> str:
         return "the compiled parts: a C compiler at install (pip install -e . builds them)"
     if "SETGAMES_REQUIRE_ENGINES" in reason:
         return "SETGAMES_REQUIRE_ENGINES=1 (CI's check that every engine was compiled)"
+    if "+SKIP" in reason:
+        return "nothing: a doctest example marked +SKIP (shown in the docs, never run)"
     if "Chromium" in reason:
         return "Chromium and chromedriver (.ci/web-smoke installs them) and the [test-web] extra"
     return reason
