@@ -319,13 +319,13 @@ register_command("play", "play against the bots in a terminal: hints, undo/redo,
 
 # ---------------------------------------------------------------- serve
 def _add_serve_arguments(p: argparse.ArgumentParser) -> None:
-    from setgames.web.server import add_arguments
+    from setgames.web.command import add_arguments
 
     add_arguments(p)
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from setgames.web.server import run
+    from setgames.web.command import run
 
     return run(args)
 

@@ -40,7 +40,7 @@ def test_refuses_other_hosts_other_methods_and_non_json(server):
     assert c.request("POST", "/api/new", raw=b"{oops")[0] == 400
     assert c.request("POST", "/api/new", raw=b"[1, 2]")[0] == 400
     assert c.request("POST", "/api/launch", {})[0] == 404
-    assert c.request("POST", "/api/new", raw=b"x" * (70 * 1024))[0] == 400
+    assert c.request("POST", "/api/new", raw=b"x" * (70 * 1024))[0] == 413
 
 
 def test_bad_and_illegal_requests_leave_the_game_unchanged(server):
@@ -80,7 +80,7 @@ def test_save_and_load_stay_in_the_save_folder(server, tmp_path):
     assert not (tmp_path / "escape.json").exists()
     status, view = c.post("save", {"name": "mine"})
     assert status == 200 and view["saves"] == ["mine.json"]
-    record = json.loads((tmp_path / "saves" / "mine.json").read_text())
+    record = json.loads((server.tables.folder(c.cookie) / "mine.json").read_text())
     assert record["game"] == "tethsi" and len(record["actions"]) == ply
     c.post("new", {"game": "bharg", "seed": 1})
     status, view = c.post("load", {"name": "mine.json"})
