@@ -438,6 +438,11 @@ class _TimedProtocol(H11Protocol):
         super().on_response_complete()
         self._arm()
 
+    def handle_websocket_upgrade(self, event: Any) -> None:
+        # The socket is the WebSocket protocol's from here; it has its own pings and idle limit.
+        self._deadline.cancel()
+        super().handle_websocket_upgrade(event)
+
     def connection_lost(self, exc: Exception | None) -> None:
         if getattr(self, "_deadline", None) is not None:
             self._deadline.cancel()
