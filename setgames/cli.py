@@ -377,6 +377,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("setgames: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `setgames replay FILE | head`: the reader has gone, which is not an error. stdout is
+        # pointed at devnull so that the interpreter's last flush does not complain either.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_INTERRUPTED
     except (ValueError, OSError, ImportError, RuntimeError) as exc:
         return _fail(str(exc) or type(exc).__name__)
     except (MemoryError, RecursionError) as exc:  # an input too large or too deep for this machine
