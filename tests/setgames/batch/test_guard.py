@@ -28,7 +28,8 @@ def _run_child(script: str, timeout: float) -> str:
     env = dict(os.environ, MALLOC_CHECK_="3", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=ROOT)
-    assert proc.returncode == 0, f"child exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+    assert proc.returncode == 0, (f"child exited {proc.returncode}:\n{proc.stdout[-2000:]}\n"
+                                  f"{proc.stderr[-4000:]}")
     return proc.stdout
 
 
