@@ -184,6 +184,8 @@ def test_a_whole_game_by_clicking(page, game, players, seed, request):
     title = d.find_element(By.ID, "status").text.split(":")[0]
     assert d.title.startswith(title) and "setgames" in d.title
     _check_layout(d, size)
+    # One log: the side panel's; the picture's box of the last events is not shown beside it.
+    assert not any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, "#table .events"))
     _shot(d, f"{game}-{size}-start")
     _hint_undo_redo(d, game)
     clicks = 0
