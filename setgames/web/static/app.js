@@ -149,9 +149,12 @@ function fitTable() {
   const cards = [...svg.querySelectorAll(".move > rect:first-of-type")].map((r) => +r.getAttribute("width"));
   const box = svg.viewBox.baseVal.width || +svg.getAttribute("width");
   const narrowest = Math.min(...cards.filter((w) => w > 0), box);
-  const scale = Math.max($("table-wrap").clientWidth / box, 42 / narrowest);
+  // With no clickable card (another seat's turn, the end) the last size is kept: the cards are the same.
+  if (cards.length) cardScale[view.game] = 42 / narrowest;
+  const scale = Math.max($("table-wrap").clientWidth / box, cardScale[view.game] || 0);
   svg.style.width = Math.round(box * scale) + "px";
 }
+const cardScale = {};  // per game: the scale at which its narrowest card is ~42 px
 window.addEventListener("resize", fitTable);
 
 function movesOf(button) {
