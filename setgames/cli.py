@@ -319,13 +319,13 @@ register_command("play", "play against the bots in a terminal: hints, undo/redo,
 
 # ---------------------------------------------------------------- serve
 def _add_serve_arguments(p: argparse.ArgumentParser) -> None:
-    from setgames.web.server import add_arguments
+    from setgames.web.command import add_arguments
 
     add_arguments(p)
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from setgames.web.server import run
+    from setgames.web.command import run
 
     return run(args)
 
@@ -376,6 +376,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_LOST
     except KeyboardInterrupt:
         print("setgames: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `setgames replay FILE | head`: the reader has gone, which is not an error. stdout is
+        # pointed at devnull so that the interpreter's last flush does not complain either.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_INTERRUPTED
     except (ValueError, OSError, ImportError, RuntimeError) as exc:
         return _fail(str(exc) or type(exc).__name__)

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from setgames.checks import MAX_RECORD_BYTES, check_real, check_seed, decode_text, parse_json, short_repr
+from setgames.checks import (
+    MAX_RECORD_BYTES,
+    check_real,
+    check_seed,
+    decode_text,
+    parse_json,
+    printable,
+    short_repr,
+)
 from setgames.game import Game, rng_from_seed
 
 __all__ = [
@@ -254,7 +262,8 @@ def render_replay(rec: dict[str, Any], seat: int | None = None,
     """
     result = replay(rec, game_factory)
     game = result.game
-    seats = rec.get("seats") or [f"seat {s}" for s in range(game.num_players)]
+    # Names come from the file: no control characters reach the terminal.
+    seats = [printable(x) for x in rec.get("seats") or [f"seat {s}" for s in range(game.num_players)]]
     state = game.new_state(rng_from_seed(rec["seed"]))
     head = (f"{rec['game']} v{rec['version']}  seed {rec['seed']}  config {json.dumps(rec['config'])}\n"
             f"seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(seats)))

@@ -17,7 +17,7 @@ from setgames.cards import NUM_TUSAC_TYPES, TUSAC_NAMES
 from setgames.draw.decks import CHESS_H, CHESS_W, card_back, chess_card
 from setgames.draw.svg import Canvas
 from setgames.draw.table import banner, empty_slot, events_panel, seat_label, title_bar, view_text
-from tusac_env.layout import DISCARD0, HIT
+from tusac_env.layout import DISCARD0, HIT, PASS
 from tusac_env.state import Exposure, Phase
 
 __all__ = ["draw", "event_line"]
@@ -26,6 +26,18 @@ WIDTH = 1100
 _BAND = 128
 _PENDING = {int(Phase.DISCARD): "discard", int(Phase.RESPOND): "meld or hit",
             int(Phase.AFTER_HIT): "meld or pass"}
+
+
+def _pending(s: Any, seat: int | None, legal: list[int]) -> str:
+    """What the seat to act does now: from the legal moves when they are the viewer's (only
+    what is legal: "to hit" when no meld is), else the phase's choices (another seat's
+    legal moves depend on its hidden hand)."""
+    if legal and (seat is None or seat == s.current):
+        kinds = (("meld", any(a < HIT for a in legal)), ("hit", HIT in legal), ("pass", PASS in legal),
+                 ("discard", any(a >= DISCARD0 for a in legal)))
+        words = [w for w, ok in kinds if ok]
+        return " or ".join(words)
+    return _PENDING[int(s.phase)]
 
 
 def _card(t: int) -> str:
@@ -133,7 +145,7 @@ def draw(game: Any, state: Any, seat: int | None = None, legal: list[int] | None
     height = 36 + _BAND * (n - 1) + 150 + _BAND + 34
     c = Canvas(WIDTH, height)
     over = s.phase == Phase.OVER
-    status = "game over" if over else f"player_{s.current} to {_PENDING[int(s.phase)]}"
+    status = "game over" if over else f"player_{s.current} to {_pending(s, seat, legal)}"
     title_bar(c, title or f"Tu Sac, {n} players", status,
               view_text(seat))
     for k, p in enumerate(others):

@@ -302,13 +302,17 @@ def run_arena(
         except KeyboardInterrupt as exc:
             interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
             if on_interrupt != "keep":
-                _finish(writer, bar)
-                _save(out_dir, *summary())
+                # A second Ctrl-C (people press it twice) waits until the files agree.
+                with signals_deferred():
+                    _finish(writer, bar)
+                    _save(out_dir, *summary())
                 raise
         finally:
             _finish(writer, bar)
-        results, timing = summary()
-        _save(out_dir, results, timing)
+        # The same here: records.jsonl is closed; results.json must follow it whole.
+        with signals_deferred():
+            results, timing = summary()
+            _save(out_dir, results, timing)
     results["timing"] = timing  # wall-clock figures: shown, saved apart, never in results.json
     if interrupted is not None:
         results["stopped_by"] = interrupted  # shown, not saved: results.json says only "interrupted"
@@ -455,5 +459,8 @@ def _timing(played: list[tuple[GameTask, dict[str, Any]]], specs: tuple[BotSpec,
 def _save(out_dir: Path | None, results: dict[str, Any], timing: dict[str, Any]) -> None:
     if out_dir is None:
         return
-    (out_dir / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
-    (out_dir / TIMING_FILE).write_text(json.dumps(timing, indent=1) + "\n")
+    # Written aside and renamed: a kill between the two never leaves half a results.json.
+    for name, data in ((RESULTS_FILE, results), (TIMING_FILE, timing)):
+        tmp = out_dir / (name + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, out_dir / name)

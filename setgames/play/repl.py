@@ -9,6 +9,7 @@ ends the program cleanly, so a game can be scripted through a pipe.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import sys
@@ -16,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from setgames.checks import printable
 from setgames.play.screen import Colorizer, agent_name, render_screen, use_color
 from setgames.play.session import LoadError, Session, SessionError, load_record
 from setgames.play.tools import TableCommand, TableTools, command_owner, table_tools
@@ -86,7 +88,8 @@ class Repl:
 
     def error(self, text: str) -> None:
         """A one-line complaint about the last input."""
-        self.say(self.color.paint("! " + text.splitlines()[0], "\033[31m"))
+        # The message may quote a file's content or name: its control characters are not printed.
+        self.say(self.color.paint("! " + printable(text.splitlines()[0] if text else ""), "\033[31m"))
 
     @property
     def game_name(self) -> str:
@@ -107,7 +110,7 @@ class Repl:
     def move_line(self, seat: int, action: int, who: str) -> str:
         """``"player_1 (greedy): discard green pawn"``."""
         label = self.color.cards(self.session.label(action), self.game_name)
-        return f"{agent_name(seat)} ({who}): {label}"
+        return f"{agent_name(seat)} ({printable(who)}): {label}"
 
     def say_move(self, seat: int, action: int, who: str, events_before: int) -> None:
         """Print a move and what it set off where the game tells (Tu Sac: the
@@ -332,7 +335,7 @@ class Repl:
             self.error(str(e))
             return
         self.session = session
-        self.say(f"Loaded {args[0]} at move {session.ply}.")
+        self.say(f"Loaded {printable(args[0])} at move {session.ply}.")
         self.run_bots()
         self.show()
 
@@ -438,8 +441,8 @@ def run(args: argparse.Namespace, inp: IO[str] | None = None, out: IO[str] | Non
 
     if args.game not in GAME_NAMES:
         return fail(f"unknown game {args.game!r}; choose from {', '.join(GAME_NAMES)}")
-    if args.delay < 0:
-        return fail(f"--delay {args.delay} must be >= 0")
+    if not math.isfinite(args.delay) or not 0 <= args.delay <= 60:
+        return fail(f"--delay {args.delay} must be a number of seconds in 0..60")
     loader = _loader(args.game, args.hint_bot)
     try:
         if args.load:

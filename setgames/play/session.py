@@ -137,6 +137,10 @@ class Session:
                                      for s in range(game.num_players) if s != self.human_seat}
         self.hint_bot_name = hint_bot or strongest_bot_name(game_name)
         self.hint_bot = self._factory(self.hint_bot_name, 0)
+        # The hint bot's moves for the human seat are reseeded from this key: the seed by default (a
+        # saved game replays its hints), a secret of its own where the seed must stay hidden (the web
+        # table), since a bot seeded from the seed answers differently for another deal.
+        self.hint_key = self.seed
         self.actions: list[int] = []
         self.actors: list[int] = []  # seat that played actions[i]
         self._states: list[Any] = [game.new_state(rng_from_seed(self.seed))]
@@ -261,7 +265,7 @@ class Session:
         return seat, action
 
     def _bot_action(self, bot: Bot, seat: int) -> int:
-        bot.reset(bot_seed(self.seed, seat, self.ply))
+        bot.reset(bot_seed(self.hint_key if seat == self.human_seat else self.seed, seat, self.ply))
         # A clone, so that no bot can change the game by mistake.
         action = int(bot.act(self.game, self.game.clone(self.state), seat))
         self.game.check_action(self.state, action)
@@ -274,7 +278,7 @@ class Session:
         if not self.human_to_act():
             raise SessionError("no decision of yours is pending")
         bot = self.hint_bot
-        bot.reset(bot_seed(self.seed, self.human_seat, self.ply))
+        bot.reset(bot_seed(self.hint_key, self.human_seat, self.ply))
         action, reason = bot.explain(self.game, self.game.clone(self.state), self.human_seat)
         action = self.game.check_action(self.state, action)
         return Hint(action, self.label(action), str(reason or "").splitlines()[0] if reason else "",
