@@ -165,19 +165,20 @@ class ExternalBot(Bot):
             self._fault("illegal", f"action {action} is not legal (legal: {_short(legal)})")
         return action
 
-    def close(self) -> None:
-        """Ask the program to quit; kill it (and its process group) if it does not."""
+    def close(self, grace: float = _CLOSE_GRACE) -> None:
+        """Ask the program to quit; kill it (and its process group) if it has not within
+        ``grace`` seconds (none after a fault: it is not listening)."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.poll() is None:
+        if grace and proc.poll() is None:
             with contextlib.suppress(OSError):
                 os.write(proc.stdin.fileno(), b'{"type": "quit"}\n')
         for f in (proc.stdin, proc.stdout, proc.stderr):
             with contextlib.suppress(OSError):
                 f.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(_CLOSE_GRACE)
+            proc.wait(grace)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # also what it started, had it exited already
         proc.wait()
@@ -212,7 +213,7 @@ class ExternalBot(Bot):
         tail = bytes(self._err_tail).decode("utf-8", "replace").strip().splitlines()
         if tail and reason in ("crashed", "exited"):
             detail += f"; stderr: {tail[-1][:200]}"
-        self.close()
+        self.close(grace=0)
         raise BotFault(reason, detail)
 
     def _gone(self) -> None:
