@@ -29,9 +29,8 @@ import numpy as np
 from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._buffers cimport sg_array
-from setgames.batch._guard cimport GuardedCore
-from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
-                                   sg_pool_new, sg_pool_run, sg_pool_stale)
+from setgames.batch._guard cimport LIVE, OVER, PENDING, GuardedCore
+from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
@@ -49,7 +48,6 @@ cdef enum:
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
     IL_RAISE, IL_TERMINATE
-    LIVE = 0, PENDING = 1, OVER = 2   # a slot's game runs / ended, dealt at the next step / ended, kept
 
 # Threads get at least this many slots each: waking a thread costs more than stepping a
 # few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
@@ -352,25 +350,19 @@ cdef class Batch(GuardedCore):
     """
 
     cdef Ctx c
-    cdef sg_pool *pool
-    cdef int pool_threads
     cdef Py_ssize_t n
-    cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
-    cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
-    cdef readonly object illegal, skipped_deals
-    cdef readonly int num_threads, num_players, obs_size, num_actions
+    cdef readonly object game
+    cdef readonly int num_players, obs_size, num_actions
     cdef readonly object opponents, learner_mode, illegal_action, illegal_reward, short_deals
-    cdef object _actions, _slot_seed, _status, _labels
+    cdef object _actions, _slot_seed, _labels
     cdef bint _seeded
 
     def __cinit__(self):
         self.c.st = NULL
         self.c.opp_rng = NULL
         self.c.sampler = NULL
-        self.pool = NULL
 
     def __dealloc__(self):
-        sg_pool_free(self.pool)
         sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
@@ -381,7 +373,6 @@ cdef class Batch(GuardedCore):
         """Build the C state for options :func:`~setgames.batch.guard.check_batch_options` checked."""
         self.game = game
         self.n = num_envs
-        self.num_envs = num_envs
         self.num_players = NP
         self.obs_size = th_obs_size()
         self.num_actions = th_n_actions()
@@ -400,25 +391,9 @@ cdef class Batch(GuardedCore):
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
             raise MemoryError(f"no memory for {B} Tet Hsi games")
-        self.pool_threads = min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1
-        self._renew_pool()
-        self.obs = sg_array((B, self.obs_size), np.int8)
-        self.final_obs = sg_array((B, self.obs_size), np.int8)
-        self.mask = sg_array((B, self.num_actions), np.int8)
-        self.seat = sg_array((B,), np.int32)
-        self.rewards = sg_array((B, NP), np.float32)
-        self.learner_reward = sg_array((B,), np.float32)
-        self.terminated = sg_array((B,), np.bool_)
-        self.truncated = sg_array((B,), np.bool_)
-        self.illegal = sg_array((B,), np.bool_)
-        self.skipped_deals = sg_array((B,), np.int64)
-        self.game_seed = sg_array((B,), np.uint64)
-        self.final_seed = sg_array((B,), np.uint64)
-        self.game_index = sg_array((B,), np.int64)
-        self.learner_seat = sg_array((B,), np.int32)
-        self.final_learner_seat = sg_array((B,), np.int32)
+        self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,
+                    self.obs_size, self.num_actions, NP)
         self._slot_seed = np.zeros(B, np.uint64)
-        self._status = np.full(B, OVER, np.uint8)
         self._actions = np.zeros(B, np.int64)
         c = &self.c
         c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
@@ -438,9 +413,6 @@ cdef class Batch(GuardedCore):
         c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
         c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
         c.actions = <long long *> cnp.PyArray_DATA(self._actions)
-        for i in range(B):
-            c.seat[i] = c.learner[i] = c.final_learner[i] = -1
-            c.game_index[i] = -1
         c.obs_n = self.obs_size
         c.n_act = self.num_actions
         c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
@@ -460,18 +432,6 @@ cdef class Batch(GuardedCore):
         if seed is not None:
             self._reseed(int(seed), None)
 
-    cdef object _renew_pool(self):
-        """A pool of ``pool_threads`` (none for one), replacing one made before a fork."""
-        if self.pool != NULL and not sg_pool_stale(self.pool):
-            return
-        sg_pool_free(self.pool)  # a stale pool: its memory only (the C side's doc)
-        self.pool = NULL
-        if self.pool_threads > 1:
-            self.pool = sg_pool_new(self.pool_threads)
-            if self.pool == NULL:
-                raise MemoryError("no memory for the thread pool")
-        self.num_threads = self.pool.nworkers + 1 if self.pool != NULL else 1
-
     cdef void _reseed(self, object master, object where):
         """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
         None), and their sampler streams."""
@@ -483,10 +443,6 @@ cdef class Batch(GuardedCore):
                 self.c.slot_seed[i] = <uint64_t> seeds[i]
                 self.c.game_index[i] = -1
         self._seeded = True
-
-    cdef object _over_slots(self):
-        """The slots whose game is over and stays so (autoreset disabled), ascending."""
-        return np.flatnonzero(self._status == OVER)
 
     cdef object _reset(self, object seed, object mask):
         """:meth:`Batch.reset` (``seed`` checked)."""
@@ -535,23 +491,7 @@ cdef class Batch(GuardedCore):
         return [out[k] for k in range(m)]
 
     cdef object _greedy_returns(self, object out, object slots, object redeals):
-        """For every legal action of the seat to act in each slot: the return that seat gets
-        when it plays the action and then every seat plays the compiled greedy bot to the
-        game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
-        shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
-
-        ``redeals=0``: one play-out from the true state. The hidden cards are where the real
-        game put them, so over the positions a seat reaches the figure is an unbiased sample
-        of what the action is worth to it under greedy play, but one that saw the cards.
-        ``redeals=k``: the mean over ``k`` re-deals of the cards the seat has not seen
-        (``game.determinize``'s, compiled), each deal shared by every action: what the
-        action is worth given only what the seat knows, the value a determinized search
-        (and a one-step improvement on greedy) takes the best of.
-
-        The re-deals and greedy's ties are drawn from each slot's own stream (``sample()``'s
-        without a generator). ``slots`` (a bool array ``(num_envs,)``) limits the work to
-        those slots (the others get 0). Split over the threads like the step.
-        """
+        """The body of :meth:`greedy_returns` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t n = self.n
         out = check_values_out(out, n, self.num_actions)
         mask = check_mask(slots, n)
@@ -566,12 +506,7 @@ cdef class Batch(GuardedCore):
         return out
 
     cdef object _greedy_actions(self, object out):
-        """The compiled greedy bot's move for the seat to act in every slot (0 where none
-        acts), e.g. as an expert's labels for imitation; no slot moves.
-
-        Ties are broken from each slot's own stream, the one ``sample()`` without a generator draws from. Writes into ``out`` (an int64 array of shape ``(num_envs,)``) or a new
-        array; split over the threads like the step.
-        """
+        """The body of :meth:`greedy_actions` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t n = self.n
         out = check_out(out, n)
         cdef Ctx *c = &self.c
@@ -603,16 +538,7 @@ cdef class Batch(GuardedCore):
         return out
 
     cdef object _sample(self, object rng, object out):
-        """A uniform random legal action in every slot, drawn in C.
-
-        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
-        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
-        one thread). Without one: each slot draws from its own stream, seeded with
-        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
-        (or the constructor) seeds slot ``i``, split over the threads like the step.
-        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
-        array of shape ``(num_envs,)``) or a new array.
-        """
+        """The body of :meth:`sample` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t i, n = self.n
         cdef int legal[TH_MAX_ACTIONS]
         cdef int m

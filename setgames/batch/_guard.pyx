@@ -12,7 +12,8 @@ cimport numpy as cnp
 
 import numpy as np
 
-from setgames.batch._pool cimport sg_fork_count
+from setgames.batch._buffers cimport sg_array
+from setgames.batch._pool cimport sg_fork_count, sg_pool_free, sg_pool_new, sg_pool_stale
 from setgames.batch.guard import as_actions, check_batch_options
 from setgames.checks import check_int, check_seed, short_repr
 
@@ -22,6 +23,12 @@ cnp.import_array()
 cdef class GuardedCore:
     """The checked, one-call-at-a-time, fork-safe public face of a game's batch (the protocol
     is :mod:`setgames.batch`'s; the rules of the door are :mod:`setgames.batch.guard`'s)."""
+
+    def __cinit__(self):
+        self.pool = NULL
+
+    def __dealloc__(self):
+        sg_pool_free(self.pool)  # a pool made before a fork: its memory only (_pool.pxd)
 
     def __init__(self, game, num_envs, seed=None, num_threads=1, opponents=None, learner_seat=0,
                  autoreset="same_step", illegal_action="raise", illegal_reward=-1.0, short_deals="skip"):
@@ -188,16 +195,58 @@ cdef class GuardedCore:
         finally:
             self._exit()
 
+    # ------------------------------------------- what every game's core shares
+    cdef object _alloc(self, int num_envs, int pool_threads, int obs_size, int num_actions, int num_players):
+        """The arrays of the protocol for ``num_envs`` slots (seats and seeds -1, every slot
+        over until the first reset), and a pool of ``pool_threads`` threads (none for one)."""
+        cdef Py_ssize_t B = num_envs, i
+        self.num_envs = num_envs
+        self.pool_threads = pool_threads
+        self._renew_pool()
+        self.obs = sg_array((B, obs_size), np.int8)
+        self.final_obs = sg_array((B, obs_size), np.int8)
+        self.mask = sg_array((B, num_actions), np.int8)
+        self.seat = sg_array((B,), np.int32)
+        self.rewards = sg_array((B, num_players), np.float32)
+        self.learner_reward = sg_array((B,), np.float32)
+        self.terminated = sg_array((B,), np.bool_)
+        self.truncated = sg_array((B,), np.bool_)
+        self.illegal = sg_array((B,), np.bool_)
+        self.skipped_deals = sg_array((B,), np.int64)
+        self.game_seed = sg_array((B,), np.uint64)
+        self.final_seed = sg_array((B,), np.uint64)
+        self.game_index = sg_array((B,), np.int64)
+        self.learner_seat = sg_array((B,), np.int32)
+        self.final_learner_seat = sg_array((B,), np.int32)
+        self._status = np.full(B, OVER, np.uint8)
+        cdef int *seat = <int *> cnp.PyArray_DATA(self.seat)
+        cdef int *learner = <int *> cnp.PyArray_DATA(self.learner_seat)
+        cdef int *final_learner = <int *> cnp.PyArray_DATA(self.final_learner_seat)
+        cdef long long *index = <long long *> cnp.PyArray_DATA(self.game_index)
+        for i in range(B):
+            seat[i] = learner[i] = final_learner[i] = -1
+            index[i] = -1
+
+    cdef object _renew_pool(self):
+        """A pool of ``pool_threads`` (none for one), replacing one made before a fork."""
+        if self.pool != NULL and not sg_pool_stale(self.pool):
+            return
+        sg_pool_free(self.pool)  # a stale pool: its memory only (_pool.pxd)
+        self.pool = NULL
+        if self.pool_threads > 1:
+            self.pool = sg_pool_new(self.pool_threads)
+            if self.pool == NULL:
+                raise MemoryError("no memory for the thread pool")
+        self.num_threads = self.pool.nworkers + 1 if self.pool != NULL else 1
+
+    cdef object _over_slots(self):
+        """The slots whose game is over and stays so (autoreset disabled), ascending."""
+        return np.flatnonzero(self._status == OVER)
+
     # ------------------------------------------------ the game's core (its module)
     cdef object _setup(self, object game, int num_envs, object seed, int num_threads, object opponents,
                        object learner_seat, object autoreset, object illegal_action, float illegal_reward,
                        object short_deals):
-        raise NotImplementedError
-
-    cdef object _renew_pool(self):
-        raise NotImplementedError
-
-    cdef object _over_slots(self):
         raise NotImplementedError
 
     cdef object _reset(self, object seed, object mask):

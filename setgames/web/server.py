@@ -53,7 +53,8 @@ try:
     from starlette.websockets import WebSocket, WebSocketDisconnect
     from uvicorn.protocols.http.h11_impl import H11Protocol
 except ImportError as e:  # pragma: no cover - the message is the point
-    raise ImportError(f"setgames serve needs the web extra: pip install 'setgames[web]' ({e})") from None
+    raise ImportError(f"setgames serve needs the web extra: pip install -e '.[web]' in a checkout, "
+                      f"or pip install 'setgames[web]' ({e})") from None
 
 from setgames.web.command import MAX_TABLES, MAX_TABLES_PER_CLIENT
 from setgames.web.table import TableError, WebTable
