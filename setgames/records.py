@@ -284,5 +284,12 @@ def render_replay(rec: dict[str, Any], seat: int | None = None,
         who = seats[mover] if 0 <= mover < len(seats) else f"seat {mover}"
         yield f"{board}\n-> step {i + 1}: seat {mover} ({who}) plays {game.action_to_str(a)}"
         game.apply(state, a)
-    yield (f"{game.render(state, seat)}\n== final: returns "
-           f"{', '.join(f'{r:+g}' for r in result.returns)}; outcome {json.dumps(result.outcome)}")
+    returns = ", ".join(f"{r:+g}" for r in result.returns)
+    forfeit = rec.get("forfeit")
+    if forfeit is not None:
+        # Bot-written text (a crash's stderr line) reaches the terminal only as printable text.
+        why = printable(f"{forfeit.get('reason', '?')}: {forfeit.get('detail', '')}")
+        yield (f"{game.render(state, seat)}\n== forfeited by seat {printable(str(forfeit.get('seat')))} "
+               f"({printable(str(forfeit.get('bot')))}): {why}; returns {returns}")
+        return
+    yield (f"{game.render(state, seat)}\n== final: returns {returns}; outcome {json.dumps(result.outcome)}")

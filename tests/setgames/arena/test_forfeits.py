@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from setgames.arena import BotSpec, format_results, run_arena
-from setgames.records import load_records, replay
+from setgames.records import load_records, render_replay, replay
 
 BOTS = Path(__file__).resolve().parents[1] / "bots" / "external_bots"
 FAULTY = "tests.setgames.bots.faulty_bots"
@@ -43,6 +43,8 @@ def _check_forfeits(res: dict, out: Path, reason: str, games: int = 2) -> None:
     assert [r["forfeit"]["reason"] for r in records] == [reason] * games
     for r in records:  # the moves before the forfeit replay, and the record keeps its returns
         assert list(replay(r).returns) == r["returns"]
+    last = list(render_replay(records[0]))[-1].splitlines()[-1]
+    assert last.startswith(f"== forfeited by seat {records[0]['forfeit']['seat']} (bad): {reason}: ")
     assert f"bad forfeited {games} game(s): {reason} {games}" in format_results(res)
 
 
