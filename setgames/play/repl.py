@@ -386,7 +386,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=None, metavar="N",
                         help="number of players (default: the game's default)")
     parser.add_argument("--opponents", default="greedy", metavar="BOT",
-                        help="greedy (default), ismcts or random; options as ismcts:iterations=100")
+                        help="greedy (default), ismcts or random; options as ismcts:iterations=100; also a "
+                             "plug-in's name, module.path:Name[:key=value,...] or 'exec:COMMAND' (see "
+                             "setgames bots; a saved game keeps only the built-in bots)")
     parser.add_argument("--seat", type=int, default=0, metavar="K", help="your seat, 0-based (default 0)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="the deal (default: a random one, printed so you can replay it)")
@@ -395,6 +397,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"seconds between moves in watch mode (default {DEFAULT_DELAY})")
     parser.add_argument("--hint-bot", default=None, metavar="BOT",
                         help="bot for hint, quick and watch (default: the strongest, ismcts)")
+
+
+def _any_bot_factory(game_name: str) -> Callable[[str, int | None], Any]:
+    """Bots from any spec form, for the bots named on the command line (a saved
+    game, read by the session's own factory, names built-in bots only)."""
+    from setgames.bots.specs import make_any_bot, parse_any_spec
+
+    def build(spec: str, seed: int | None) -> Any:
+        target, options = parse_any_spec(spec)
+        return make_any_bot(target, game_name, seed, **options)
+
+    return build
 
 
 def _make_game(name: str, players: int | None, **config: Any) -> Any:
@@ -450,7 +464,8 @@ def run(args: argparse.Namespace, inp: IO[str] | None = None, out: IO[str] | Non
         else:
             game = _make_game(args.game, args.players)
             seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
-            session = Session(game, args.game, seed, args.seat, args.opponents, hint_bot=args.hint_bot)
+            session = Session(game, args.game, seed, args.seat, args.opponents,
+                              bot_factory=_any_bot_factory(args.game), hint_bot=args.hint_bot)
     except (LoadError, ValueError, TypeError, ImportError) as e:
         return fail(str(e) or type(e).__name__)
     try:
@@ -462,3 +477,6 @@ def run(args: argparse.Namespace, inp: IO[str] | None = None, out: IO[str] | Non
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         return 1
+    finally:
+        for bot in [*session.bots.values(), session.hint_bot]:
+            bot.close()  # an exec: opponent's program ends with the game

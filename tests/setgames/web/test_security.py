@@ -171,6 +171,8 @@ def test_saves_belong_to_the_browser_that_made_them(server):
     {"opponents": "ismcts:iterations=100000"}, {"hint_bot": "ismcts:iterations=100000"},
     {"opponents": "ppo:weights=/etc/shadow"}, {"hint_bot": "ppo:weights=/dev/zero"},
     {"seats": ["human", "ppo:weights=/etc/shadow"], "opponents": None},
+    {"opponents": "exec:/bin/sh -c 'touch /tmp/pwned'"}, {"hint_bot": "os:system"},
+    {"opponents": "tests.setgames.bots.faulty_bots:FirstLegalBot"},
     {"config": {"num_players": 2, "first_player": 0, "max_turns": 10**9}},
     {"game": "chess"}])
 def test_a_save_loads_only_the_lobby_s_bots_and_options(server, change):
