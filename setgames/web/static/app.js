@@ -141,17 +141,22 @@ function show(v, keepMessage) {
 }
 
 // On a narrow screen the table is drawn large enough that its narrowest card is ~42 CSS px
-// wide (the table then scrolls sideways); on a wide one it fills its column.
+// wide and the names on its chips (discard piles, Sets, melds) ~10.5 px (the table then
+// scrolls sideways); on a wide one it fills its column.
 function fitTable() {
   const svg = $("table").querySelector("svg");
   if (!svg) return;
   if (window.innerWidth > 820) { svg.style.width = ""; return; }
-  const cards = [...svg.querySelectorAll(".move > rect:first-of-type")].map((r) => +r.getAttribute("width"));
   const box = svg.viewBox.baseVal.width || +svg.getAttribute("width");
+  // Sizes as drawn now, in units of the picture: a card drawn inside a scaled group counts at its size.
+  const now = svg.getBoundingClientRect().width / box;
+  const cards = [...svg.querySelectorAll(".move > rect:first-of-type")].map((r) => r.getBoundingClientRect().width / now);
   const narrowest = Math.min(...cards.filter((w) => w > 0), box);
+  const fonts = [...svg.querySelectorAll("[data-chip] text")].map((x) => +x.getAttribute("font-size"));
+  const textScale = fonts.length ? 10.5 / Math.min(...fonts) : 0;
   // With no clickable card (another seat's turn, the end) the last size is kept: the cards are the same.
   if (cards.length) cardScale[view.game] = 42 / narrowest;
-  const scale = Math.max($("table-wrap").clientWidth / box, cardScale[view.game] || 0);
+  const scale = Math.max($("table-wrap").clientWidth / box, cardScale[view.game] || 0, textScale);
   svg.style.width = Math.round(box * scale) + "px";
 }
 const cardScale = {};  // per game: the scale at which its narrowest card is ~42 px

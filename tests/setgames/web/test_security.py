@@ -32,6 +32,7 @@ def _twin(table: WebTable, rng: np.random.Generator | None = None) -> WebTable:
     twin = WebTable(table.save_dir)
     s = copy.copy(table.session)
     s.actions, s.actors, s._redo = list(s.actions), list(s.actors), [list(g) for g in s._redo]
+    s.draws = list(s.draws)
     s._states = list(s._states)
     if rng is not None:
         s._states[-1] = s.game.determinize(s.state, s.human_seat, rng)
