@@ -11,6 +11,7 @@ DESCRIPTOR = GameInfo(
     search_hooks="bharg_env.greedy:ISMCTS_HOOKS",
     card_style="decktet",
     drawing="bharg_env.draw:draw",
+    table_tools="bharg_env.table:TABLE_TOOLS",
     ppo_weights="bharg_env:weights",
     greedy_features="bharg_env.greedy:greedy_features",
     greedy_features_engine="bharg_env.greedy:greedy_features_engine",

@@ -3,9 +3,10 @@
 The viewer's seat sits at the bottom (seat 0 for a spectator), the others
 above; an opponent's hand shows as backs, with the cards it took from the
 discard pile (public) face up beside them; in a hand shown face up those
-cards are marked "known". The middle holds the deck (its
-count), the discard pile's top and the Ace Pile's top, the turn count and,
-in match play, the scores. Legal moves are outlined and carry their action
+cards are marked "known", and the card the viewer drew on its last draw is
+marked "drawn". The middle holds the deck (its count), the discard pile's top
+and the Ace Pile's top, the discard pile's cards as chips with their names
+(newest first), the turn count and, in match play, the scores. Legal moves are outlined and carry their action
 id: the deck to draw, the discard top to take, hand cards to discard.
 """
 
@@ -15,7 +16,15 @@ from typing import Any
 
 from setgames.bits import bit_list
 from setgames.cards import DECKTET_NAMES
-from setgames.draw.decks import DECKTET_H, DECKTET_W, card_back, decktet_card
+from setgames.draw.decks import (
+    CHIP_H,
+    DECKTET_CHIP_W,
+    DECKTET_H,
+    DECKTET_W,
+    card_back,
+    decktet_card,
+    decktet_chip,
+)
 from setgames.draw.svg import Canvas
 from setgames.draw.table import banner, empty_slot, events_panel, seat_label, title_bar, view_text
 
@@ -24,6 +33,7 @@ __all__ = ["draw", "event_line"]
 WIDTH = 980
 _DRAW, _TAKE, _DISCARD0 = 0, 1, 2  # the action ids of bharg_env.rules (draw, take, discard card c = 2 + c)
 _BAND = 150
+_CHIP_ROWS = 5  # the discard pile's chips: two columns of five beside the piles
 
 
 def event_line(ev: tuple) -> str:
@@ -53,7 +63,7 @@ def event_line(ev: tuple) -> str:
 
 
 def _seat(c: Canvas, game: Any, s: Any, p: int, y: float, show: bool, legal: dict[int, int],
-          labels: dict[int, str]) -> None:
+          labels: dict[int, str], drawn: int | None = None) -> None:
     hand = bit_list(s.hands[p])
     score = f", score {s.scores[p]}" if game.config.target_score is not None else ""
     running = s.phase != 2
@@ -61,7 +71,7 @@ def _seat(c: Canvas, game: Any, s: Any, p: int, y: float, show: bool, legal: dic
     if show:
         for i, card in enumerate(hand):
             a = legal.get(card)
-            decktet_card(c, 14 + i * 64, y + 24, card, a, labels.get(a, ""))
+            decktet_card(c, 14 + i * 64, y + 24, card, a, labels.get(a, ""), drawn=card == drawn)
             if s.known[p] >> card & 1:  # taken from the discard pile: the others know it is here
                 c.text(14 + i * 64 + DECKTET_W / 2, y + 24 + DECKTET_H + 14, "known", size=10,
                        anchor="middle", fill="#ffd54a")
@@ -77,10 +87,22 @@ def _seat(c: Canvas, game: Any, s: Any, p: int, y: float, show: bool, legal: dic
         decktet_card(c, kx + i * 64, y + 24, card)
 
 
+def _discard_chips(c: Canvas, pile: list[int], x: float, y: float) -> None:
+    c.text(x, y - 6, "discard pile, newest first", size=10, fill="#cfe8d4")
+    shown = pile[::-1][: 2 * _CHIP_ROWS]
+    for i, card in enumerate(shown):
+        col, row = divmod(i, _CHIP_ROWS)
+        decktet_chip(c, x + col * (DECKTET_CHIP_W + 6), y + row * (CHIP_H + 2), card)
+    if len(pile) > len(shown):
+        c.text(x, y + _CHIP_ROWS * (CHIP_H + 2) + 12, f"and {len(pile) - len(shown)} more under them",
+               size=10, fill="#cfe8d4")
+
+
 def draw(game: Any, state: Any, seat: int | None = None, legal: list[int] | None = None,
-         title: str | None = None) -> str:
+         title: str | None = None, drawn: int | None = None) -> str:
     """The SVG of a Bharg ``state`` as ``seat`` sees it (everything when None);
-    ``legal`` action ids are outlined and clickable."""
+    ``legal`` action ids are outlined and clickable; ``drawn`` (a card id) is marked
+    where it shows in the viewer's hand as the card just drawn."""
     s = state
     n = game.num_players
     legal = list(legal or ())
@@ -113,8 +135,9 @@ def draw(game: Any, state: Any, seat: int | None = None, legal: list[int] | None
         else:
             empty_slot(c, x, my + 18, DECKTET_W, DECKTET_H)
         x += 100
+    _discard_chips(c, list(s.discard), x - 8, my + 18)
     events_panel(c, 640, my, 326, [event_line(ev) for ev in game.events(s)[-6:]])
-    _seat(c, game, s, me, my + 150, True, discards, labels)
+    _seat(c, game, s, me, my + 150, True, discards, labels, drawn)
     if over:
         who = f"player_{s.winner} wins" if s.winner >= 0 else "nobody wins"
         banner(c, height - 12, f"Game over: {who} ({s.reason})")

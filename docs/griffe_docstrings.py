@@ -4,6 +4,8 @@ Two rewrites of every docstring the reference shows (the source keeps its own wo
 
 - **Doctests**: doctest blocks outside an ``Examples:`` section are shown as Python
   console code (see below).
+- **Grouped arguments** (``inp, out: the streams.`` under ``Args:``) become one entry per
+  name with the same words (:func:`split_grouped_args`), as the Google style wants.
 - **Sphinx roles** (``:class:`~setgames.game.Game```) are shown as the code they name
   (:func:`plain_roles`).
 - **Rules citations**: the modules cite the project's internal rules notes by section
@@ -34,6 +36,30 @@ _CITATION = re.compile(
     r"(?P<titles>(?:,?\s+\"[^\"]*\")*)(?P<wins> wins where they differ)?")
 _TEXT_FILE = re.compile(r"``(tethsi|bharg|tusac)-rules\.txt``")
 _TEXT_PAGE = {"tethsi": "the Tet Hsi page", "bharg": "the Bharg page", "tusac": "the Tu Sac page"}
+
+
+_GROUPED = re.compile(r"^(\s+)(\*{0,2}\w+(?:, \*{0,2}\w+)+): (.*)$")
+
+
+def split_grouped_args(text: str) -> str:
+    """``text`` with each ``a, b: words`` entry of an ``Args:`` section written once per name.
+
+    >>> split_grouped_args("Args:\\n    host, port: where to listen.\\n    open: open it.").splitlines()
+    ['Args:', '    host: where to listen.', '    port: where to listen.', '    open: open it.']
+    """
+    out: list[str] = []
+    in_args = False
+    for line in text.split("\n"):
+        if _SECTION.match(line):
+            in_args = line.strip().rstrip(":").lower() in ("args", "arguments", "parameters")
+        elif line and not line[0].isspace():
+            in_args = False
+        m = _GROUPED.match(line) if in_args else None
+        if m:
+            out += [f"{m.group(1)}{name}: {m.group(3)}" for name in m.group(2).split(", ")]
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|data|mod|attr|exc|obj):`(~?)([^`]+)`")
@@ -101,4 +127,5 @@ class DocstringsForTheSite(griffe.Extension):
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         """Rewrite ``obj``'s docstring, if it has one."""
         if obj.docstring is not None:
-            obj.docstring.value = plain_roles(cite_pages(fence_doctests(obj.docstring.value)))
+            text = split_grouped_args(fence_doctests(obj.docstring.value))
+            obj.docstring.value = plain_roles(cite_pages(text))

@@ -133,6 +133,34 @@ class SetGameEnv(AECEnv):
         self._rewarded = False
         self._outcome: dict[str, Any] | None = None  # the detailed outcome of the finished game
 
+    # ----------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the game and the engine, which are rebuilt from the config: trainers
+        ship envs to worker processes by pickle, and the rules' action layouts hold lambdas
+        while an engine is compiled code. The position travels as the rules' JSON."""
+        d = self.__dict__.copy()
+        state = self.game_state if (self._state is not None or self._stale) else None
+        d["_state"] = None if state is None else self.game.to_json(state)
+        d["_stale"] = False
+        d["_pickled"] = (self.game.config_dict(), self.engine is not None)
+        del d["game"], d["engine"]
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        """Rebuild the game and engine, then load the position (see :meth:`__getstate__`)."""
+        config, had_engine = d.pop("_pickled")
+        self.__dict__.update(d)
+        self.game = self.game_class(**config)
+        cls = engine_class(self.game) if had_engine else None
+        self.engine = cls(self.game) if cls is not None else None  # rules layer where none is built
+        self._engine_deals = hasattr(self.engine, "deal")
+        if self._state is not None:
+            self._state = self.game.from_json(self._state)
+            if self.engine is not None:
+                self.engine.load(self._state)
+        if self.engine is None and self._state is not None and self.game.current_seat(self._state) >= 0:
+            self._rules_mask()  # its legal bytes: the pickled env may have been stepping an engine
+
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
         """The same ``Dict`` space object for every call and agent."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ __all__ = [
     "decode_text",
     "is_integer",
     "parse_json",
+    "printable",
     "read_text",
     "short_repr",
 ]
@@ -55,6 +57,21 @@ MAX_RECORD_BYTES = 8 * 2**20
 NUMPY_INTEGER_TYPES = frozenset(
     t for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
                 np.intc, np.uintc, np.longlong, np.ulonglong, np.intp, np.uintp))
+
+
+# C0 and C1 controls (ESC starts a terminal's escape sequences) and the bidirectional overrides,
+# which reorder what a terminal or a page shows.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: Any) -> str:
+    r"""``text`` with every control character replaced by ``?``: a name from a file printed to
+    a terminal must not move the cursor, clear the screen or recolour what follows.
+
+    >>> printable("greedy\x1b[2J\x07"), printable("a\nb")
+    ('greedy?[2J?', 'a?b')
+    """
+    return _CONTROLS.sub("?", str(text))
 
 
 def short_repr(value: Any, limit: int = 40) -> str:

@@ -1,4 +1,4 @@
-"""The ``setgames`` command line: ``setgames arena | replay | bench | train | play | serve``.
+"""The ``setgames`` command line: ``setgames arena | bots | replay | bench | train | play | serve``.
 
 Subcommands live in :data:`COMMANDS`; a new one (``play``, ...) is one
 :func:`register_command` call with a function that adds its arguments and
@@ -70,13 +70,17 @@ def register_command(name: str, help: str, add_arguments: Callable[[argparse.Arg
 # ---------------------------------------------------------------- arena
 def split_bot_specs(items: Sequence[str]) -> list[str]:
     """Bot specs from the command line: ``random greedy`` or ``random,greedy``;
-    ``key=value`` pieces after a comma belong to the bot before them.
+    ``key=value`` pieces after a comma belong to the bot before them; an
+    ``exec:`` item is one command, commas and all.
 
-    >>> split_bot_specs(["random,ismcts:iterations=50,c=0.5", "greedy"])
-    ['random', 'ismcts:iterations=50,c=0.5', 'greedy']
+    >>> split_bot_specs(["random,ismcts:iterations=50,c=0.5", "greedy", "exec:./bot --a,b"])
+    ['random', 'ismcts:iterations=50,c=0.5', 'greedy', 'exec:./bot --a,b']
     """
     out: list[str] = []
     for item in items:
+        if item.strip().startswith("exec:"):
+            out.append(item.strip())
+            continue
         for token in item.split(","):
             token = token.strip()
             if not token:
@@ -135,7 +139,8 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
                    help="game(s) to play, comma-separated or repeated (default: all three)")
     p.add_argument("--bots", nargs="+", metavar="BOT",
                    help="bots, e.g. random greedy ismcts:iterations=100 (default: random greedy ppo "
-                        "ismcts:iterations=16, a cheap search for a quick run)")
+                        "ismcts:iterations=16, a cheap search for a quick run); also a plug-in's name, "
+                        "module.path:Name[:key=value,...] or 'exec:COMMAND' (see setgames bots)")
     p.add_argument("--games", type=int, default=DEFAULT_GAMES_PER_PAIRING, metavar="N",
                    help=f"games per pairing and game, rounded up to whole duplicate deals "
                         f"(default {DEFAULT_GAMES_PER_PAIRING})")
@@ -155,6 +160,15 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
                    help="player count, for games that allow several")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="game config option (repeatable)")
+    p.add_argument("--move-ms", type=float, default=None, metavar="MS",
+                   help="time limit per decision in milliseconds: enforced on exec: bots, checked on "
+                        "all; over it a bot forfeits the game (default: none; exec: bots are cut off "
+                        "after 10 s)")
+    p.add_argument("--game-ms", type=float, default=None, metavar="MS",
+                   help="time limit per game for each seat's decisions together, in milliseconds")
+    p.add_argument("--flag-only", action="store_true",
+                   help="a bot over its time is only flagged in the results, not forfeited (an exec: "
+                        "bot is still cut off at 10 times the limit, at least 10 s)")
     p.add_argument("--plot", action="store_true", help="also save ratings.png (needs the plot extra)")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="force the progress bar on (default: when stderr is a terminal)")
@@ -187,10 +201,17 @@ def _run_arena(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed {args.seed} must be >= 0")
     config = _parse_config(args.config)
     games = [_arena_game(n, config, args.players) for n in names]
+    for key in ("move_ms", "game_ms"):
+        value = getattr(args, key)
+        if value is not None and not 0 < value < 1e9:
+            raise UsageError(f"--{key.replace('_', '-')} {value:g} must be a positive number of milliseconds")
+    if args.flag_only and args.move_ms is None and args.game_ms is None:
+        raise UsageError("--flag-only needs a time limit: --move-ms or --game-ms")
     bots = [BotSpec.parse(s) for s in split_bot_specs(args.bots or DEFAULT_BOTS)]
     out = Path(args.out)
     results = run_arena(games, bots, games_per_pairing=args.games, seed=args.seed, workers=workers,
-                        out=out, progress=args.progress, executor=args.executor, address=args.address)
+                        out=out, progress=args.progress, executor=args.executor, address=args.address,
+                        move_ms=args.move_ms, game_ms=args.game_ms, flag_only=args.flag_only)
     print(format_results(results))
     print(f"\nSaved {out / RESULTS_FILE} and {out / RECORDS_FILE} "
           f"(replay a game: setgames replay {out / RECORDS_FILE} --index 0)")
@@ -208,6 +229,25 @@ def _run_arena(args: argparse.Namespace) -> int:
         played = sum(len(a["games"]) for a in results["arenas"])
         raise ArenaLost(f"a worker died: lost {len(lost)} game(s) (game indices {describe_indices(lost)}); "
                         f"the other {played} are kept in {out}")
+    return 0
+
+
+# ---------------------------------------------------------------- bots
+def _add_bots_arguments(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _run_bots(args: argparse.Namespace) -> int:
+    from setgames.bots.specs import ENTRY_POINT_GROUP, bot_listing
+
+    rows = bot_listing()
+    width = max(len(name) for name, _, _ in rows)
+    where_width = max(len(where) for _, where, _ in rows)
+    for name, where, desc in rows:
+        print(f"{name:<{width}}  {where:<{where_width}}  {desc}")
+    print(f"\nAlso: module.path:Name[:key=value,...] (a setgames.bots.Bot class or factory), plug-ins "
+          f"installed\nunder the entry-point group {ENTRY_POINT_GROUP!r}, and 'exec:COMMAND' for a program "
+          f"in any\nlanguage speaking the JSON-lines bot protocol (docs/bot-protocol.md).")
     return 0
 
 
@@ -308,6 +348,8 @@ def _run_play(args: argparse.Namespace) -> int:
 
 register_command("arena", "round robin of bots on the games, with a results table",
                  _add_arena_arguments, _run_arena)
+register_command("bots", "list the bots: built-in and installed plug-ins, and the other spec forms",
+                 _add_bots_arguments, _run_bots)
 register_command("replay", "re-simulate a game record, check it and show it step by step",
                  _add_replay_arguments, _run_replay)
 register_command("bench", "run the throughput benchmarks", _add_bench_arguments, _run_bench)
@@ -319,13 +361,13 @@ register_command("play", "play against the bots in a terminal: hints, undo/redo,
 
 # ---------------------------------------------------------------- serve
 def _add_serve_arguments(p: argparse.ArgumentParser) -> None:
-    from setgames.web.server import add_arguments
+    from setgames.web.command import add_arguments
 
     add_arguments(p)
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from setgames.web.server import run
+    from setgames.web.command import run
 
     return run(args)
 
@@ -401,6 +443,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_LOST
     except KeyboardInterrupt:
         print("setgames: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `setgames replay FILE | head`: the reader has gone, which is not an error. stdout is
+        # pointed at devnull so that the interpreter's last flush does not complain either.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_INTERRUPTED
     except (ValueError, OSError, ImportError, RuntimeError) as exc:
         return _fail(str(exc) or type(exc).__name__)

@@ -74,8 +74,8 @@ def sync_readme(game_name: str, check: bool = False, **config: object) -> bool:
 
 # The documentation's pictures: game name -> (config, deal seed, moves played by greedy bots).
 PICTURES: dict[str, tuple[dict[str, Any], int, int]] = {
-    "tethsi": ({}, 7, 14),
-    "bharg": ({"num_players": 2, "pawns": True}, 3, 10),
+    "tethsi": ({}, 7, 8),
+    "bharg": ({"num_players": 2, "pawns": True}, 3, 5),
     "tusac": ({"num_players": 4}, 1, 6),
 }
 DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"

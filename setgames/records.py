@@ -9,7 +9,10 @@ A record holds what is needed to re-simulate a game and check it::
 ``game``, ``version``, ``config``, ``seed`` and ``actions`` are required
 (:meth:`setgames.aec.SetGameEnv.record` gives exactly those); ``seats``
 (who played each seat), ``outcome`` and ``returns`` are optional and, when
-present, are checked by :func:`replay`. Replaying rebuilds the deal with
+present, are checked by :func:`replay`. An arena game a bot forfeited
+(``forfeit``: the seat, the bot and the reason) ends before the rules end it:
+its actions replay, its game is not over, and its returns are the forfeit's.
+Replaying rebuilds the deal with
 ``game.new_state(rng_from_seed(seed))`` and applies the actions one by one,
 each checked for legality, so a record is a few hundred bytes however long
 the game.
@@ -24,7 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from setgames.checks import MAX_RECORD_BYTES, check_real, check_seed, decode_text, parse_json, short_repr
+from setgames.checks import (
+    MAX_RECORD_BYTES,
+    check_real,
+    check_seed,
+    decode_text,
+    parse_json,
+    printable,
+    short_repr,
+)
 from setgames.game import Game, rng_from_seed
 
 __all__ = [
@@ -43,7 +54,7 @@ __all__ = [
 
 RECORDS_FILE = "records.jsonl"
 _REQUIRED = {"game": str, "version": int, "config": dict, "seed": int, "actions": list}
-_OPTIONAL = {"seats": list, "outcome": dict, "returns": list}
+_OPTIONAL = {"seats": list, "outcome": dict, "returns": list, "forfeit": dict}
 _MAX_VERSION = 2**31 - 1  # versions are small counters; a bound keeps messages and checks short
 
 
@@ -53,7 +64,7 @@ class RecordError(ValueError):
 
 def make_record(game: str, version: int, config: dict[str, Any], seed: int, actions: list[int],
                 seats: list[str] | None = None, outcome: dict[str, Any] | None = None,
-                returns: list[float] | None = None) -> dict[str, Any]:
+                returns: list[float] | None = None, forfeit: dict[str, Any] | None = None) -> dict[str, Any]:
     """A record dict; optional fields are left out when None."""
     rec: dict[str, Any] = {"game": game, "version": int(version), "config": dict(config),
                            "seed": int(seed), "actions": [int(a) for a in actions]}
@@ -63,6 +74,8 @@ def make_record(game: str, version: int, config: dict[str, Any], seed: int, acti
         rec["outcome"] = outcome
     if returns is not None:
         rec["returns"] = [float(r) for r in returns]
+    if forfeit is not None:
+        rec["forfeit"] = dict(forfeit)
     return rec
 
 
@@ -233,7 +246,12 @@ def replay(rec: dict[str, Any], game_factory: Callable[..., Game] | None = None,
     returns = tuple(float(r) for r in game.returns(state))
     # An optional field written as null counts as absent (validate_record allows it).
     has_outcome, has_returns = rec.get("outcome") is not None, rec.get("returns") is not None
-    if has_outcome or has_returns:
+    if rec.get("forfeit") is not None:
+        if game.is_over(state) or has_outcome:
+            raise RecordError("record says a bot forfeited, but its game ended by the rules")
+        if has_returns:
+            returns = tuple(float(r) for r in rec["returns"])
+    elif has_outcome or has_returns:
         if not game.is_over(state):
             raise RecordError("record claims an outcome but its game is not over after its actions")
         if has_outcome and rec["outcome"] != outcome:
@@ -254,7 +272,8 @@ def render_replay(rec: dict[str, Any], seat: int | None = None,
     """
     result = replay(rec, game_factory)
     game = result.game
-    seats = rec.get("seats") or [f"seat {s}" for s in range(game.num_players)]
+    # Names come from the file: no control characters reach the terminal.
+    seats = [printable(x) for x in rec.get("seats") or [f"seat {s}" for s in range(game.num_players)]]
     state = game.new_state(rng_from_seed(rec["seed"]))
     head = (f"{rec['game']} v{rec['version']}  seed {rec['seed']}  config {json.dumps(rec['config'])}\n"
             f"seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(seats)))
@@ -265,5 +284,12 @@ def render_replay(rec: dict[str, Any], seat: int | None = None,
         who = seats[mover] if 0 <= mover < len(seats) else f"seat {mover}"
         yield f"{board}\n-> step {i + 1}: seat {mover} ({who}) plays {game.action_to_str(a)}"
         game.apply(state, a)
-    yield (f"{game.render(state, seat)}\n== final: returns "
-           f"{', '.join(f'{r:+g}' for r in result.returns)}; outcome {json.dumps(result.outcome)}")
+    returns = ", ".join(f"{r:+g}" for r in result.returns)
+    forfeit = rec.get("forfeit")
+    if forfeit is not None:
+        # Bot-written text (a crash's stderr line) reaches the terminal only as printable text.
+        why = printable(f"{forfeit.get('reason', '?')}: {forfeit.get('detail', '')}")
+        yield (f"{game.render(state, seat)}\n== forfeited by seat {printable(str(forfeit.get('seat')))} "
+               f"({printable(str(forfeit.get('bot')))}): {why}; returns {returns}")
+        return
+    yield (f"{game.render(state, seat)}\n== final: returns {returns}; outcome {json.dumps(result.outcome)}")

@@ -71,7 +71,8 @@ class GameInfo:
             suit) or ``"chess"`` (Vietnamese chess cards, by colour); None for
             no colour.
         drawing: ``(game, state, seat=None, legal=None, title=None) -> str``,
-            the SVG of a state (:mod:`setgames.draw`), or None.
+            the SVG of a state (:mod:`setgames.draw`), or None; a game whose table
+            tools tell a drawn card also takes ``drawn=`` (the card to mark).
         ppo_weights: the folder of the ``ppo`` bot's trained policies (one
             ``ppo*.npz`` per configuration, :mod:`setgames.bots.ppo`), a package
             resource written ``"package:relative/folder"``, or None.

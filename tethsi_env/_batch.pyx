@@ -27,11 +27,10 @@ cimport numpy as cnp
 import numpy as np
 
 from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
-from setgames.batch.guard import GreedyFeaturesDoor, GuardedBatch
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._buffers cimport sg_array
-from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
-                                   sg_pool_new, sg_pool_run, sg_pool_stale)
+from setgames.batch._guard cimport LIVE, OVER, PENDING, GuardedCore
+from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
@@ -49,7 +48,6 @@ cdef enum:
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
     IL_RAISE, IL_TERMINATE
-    LIVE = 0, PENDING = 1, OVER = 2   # a slot's game runs / ended, dealt at the next step / ended, kept
 
 # Threads get at least this many slots each: waking a thread costs more than stepping a
 # few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
@@ -318,288 +316,9 @@ cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             return
 
 
-cdef class BatchCore:
-    """The compiled core of :class:`Batch` (its C state and per-slot work; use :class:`Batch`)."""
-
-    cdef Ctx c
-    cdef sg_pool *pool
-    cdef int pool_threads
-    cdef Py_ssize_t n
-    cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
-    cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
-    cdef readonly object illegal, skipped_deals
-    cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
-    cdef readonly object opponents, learner_mode, autoreset, illegal_action, illegal_reward, short_deals
-    cdef object _actions, _slot_seed, _status, _labels
-    cdef bint _seeded
-
-    def __cinit__(self):
-        self.c.st = NULL
-        self.c.opp_rng = NULL
-        self.c.sampler = NULL
-        self.pool = NULL
-
-    def __dealloc__(self):
-        sg_pool_free(self.pool)
-        sg_aligned_free(self.c.st)
-        free(self.c.opp_rng)
-        free(self.c.sampler)
-
-    def _setup(self, game, int num_envs, seed, int num_threads, opponents, learner_seat, autoreset,
-               illegal_action, float illegal_reward, short_deals):
-        """Build the C state for options :class:`~setgames.batch.guard.GuardedBatch` checked."""
-        self.game = game
-        self.n = num_envs
-        self.num_envs = num_envs
-        self.num_players = NP
-        self.obs_size = th_obs_size()
-        self.num_actions = th_n_actions()
-        assert game.num_players == NP and game.obs_spec.size == self.obs_size
-        assert game.num_actions == self.num_actions
-        self.opponents = opponents
-        self.learner_mode = learner_seat
-        self.autoreset = autoreset
-        self.illegal_action = illegal_action
-        self.illegal_reward = illegal_reward
-        self.short_deals = short_deals
-        self._labels = game.layout.labels
-        B = num_envs
-        self.c.st = <TState *> sg_aligned_calloc(B, sizeof(TState))
-        self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
-        self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
-        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
-            raise MemoryError(f"no memory for {B} Tet Hsi games")
-        self.pool_threads = min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1
-        self._renew_pool()
-        self.obs = sg_array((B, self.obs_size), np.int8)
-        self.final_obs = sg_array((B, self.obs_size), np.int8)
-        self.mask = sg_array((B, self.num_actions), np.int8)
-        self.seat = sg_array((B,), np.int32)
-        self.rewards = sg_array((B, NP), np.float32)
-        self.learner_reward = sg_array((B,), np.float32)
-        self.terminated = sg_array((B,), np.bool_)
-        self.truncated = sg_array((B,), np.bool_)
-        self.illegal = sg_array((B,), np.bool_)
-        self.skipped_deals = sg_array((B,), np.int64)
-        self.game_seed = sg_array((B,), np.uint64)
-        self.final_seed = sg_array((B,), np.uint64)
-        self.game_index = sg_array((B,), np.int64)
-        self.learner_seat = sg_array((B,), np.int32)
-        self.final_learner_seat = sg_array((B,), np.int32)
-        self._slot_seed = np.zeros(B, np.uint64)
-        self._status = np.full(B, OVER, np.uint8)
-        self._actions = np.zeros(B, np.int64)
-        c = &self.c
-        c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
-        c.game_seed = <uint64_t *> cnp.PyArray_DATA(self.game_seed)
-        c.final_seed = <uint64_t *> cnp.PyArray_DATA(self.final_seed)
-        c.game_index = <long long *> cnp.PyArray_DATA(self.game_index)
-        c.learner = <int *> cnp.PyArray_DATA(self.learner_seat)
-        c.final_learner = <int *> cnp.PyArray_DATA(self.final_learner_seat)
-        c.status = <unsigned char *> cnp.PyArray_DATA(self._status)
-        c.obs = <signed char *> cnp.PyArray_DATA(self.obs)
-        c.final_obs = <signed char *> cnp.PyArray_DATA(self.final_obs)
-        c.mask = <char *> cnp.PyArray_DATA(self.mask)
-        c.seat = <int *> cnp.PyArray_DATA(self.seat)
-        c.rewards = <float *> cnp.PyArray_DATA(self.rewards)
-        c.learner_reward = <float *> cnp.PyArray_DATA(self.learner_reward)
-        c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
-        c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
-        c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
-        c.actions = <long long *> cnp.PyArray_DATA(self._actions)
-        for i in range(B):
-            c.seat[i] = c.learner[i] = c.final_learner[i] = -1
-            c.game_index[i] = -1
-        c.obs_n = self.obs_size
-        c.n_act = self.num_actions
-        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
-        if isinstance(learner_seat, str):
-            c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
-            c.fixed_seat = 0
-        else:
-            c.seat_mode = SEAT_FIXED
-            c.fixed_seat = learner_seat
-        fp = game.config.first_player
-        c.first_player = -1 if fp == "random" else fp
-        c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
-                       AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
-        c.illegal_mode = IL_TERMINATE if illegal_action == "terminate" else IL_RAISE
-        c.illegal_reward = illegal_reward
-        self._seeded = False
-        if seed is not None:
-            self._reseed(int(seed), None)
-
-    def _renew_pool(self):
-        """A pool of ``pool_threads`` (none for one), replacing one made before a fork."""
-        if self.pool != NULL and not sg_pool_stale(self.pool):
-            return
-        sg_pool_free(self.pool)  # a stale pool: its memory only (the C side's doc)
-        self.pool = NULL
-        if self.pool_threads > 1:
-            self.pool = sg_pool_new(self.pool_threads)
-            if self.pool == NULL:
-                raise MemoryError("no memory for the thread pool")
-        self.num_threads = self.pool.nworkers + 1 if self.pool != NULL else 1
-
-    cdef void _reseed(self, object master, object where):
-        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
-        None), and their sampler streams."""
-        cdef Py_ssize_t i
-        seeds = (np.arange(self.n, dtype=np.uint64) + np.uint64(master & MASK63)) & np.uint64(MASK63)
-        for i in range(self.n):
-            if where is None or where[i]:
-                sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
-                self.c.slot_seed[i] = <uint64_t> seeds[i]
-                self.c.game_index[i] = -1
-        self._seeded = True
-
-    def _over_slots(self):
-        """The slots whose game is over and stays so (autoreset disabled), ascending."""
-        return np.flatnonzero(self._status == OVER)
-
-    def _reset(self, seed, mask):
-        """:meth:`Batch.reset` (``seed`` checked)."""
-        cdef Py_ssize_t i
-        mask = check_mask(mask, self.n)
-        if seed is not None:
-            self._reseed(int(seed), mask)
-        elif not self._seeded:
-            self._reseed(int(np.random.SeedSequence().entropy) & MASK63, None)
-        for i in range(self.n):
-            if mask is None or mask[i]:
-                _new_game(&self.c, i)
-                _write(&self.c, i)
-                self.c.rewards[2 * i] = self.c.rewards[2 * i + 1] = 0
-                self.c.learner_reward[i] = 0
-                self.c.term[i] = self.c.trunc[i] = self.c.illegal[i] = 0
-
-    def _step(self, actions):
-        """:meth:`Batch.step` (``actions`` an integer array of shape ``(num_envs,)``)."""
-        cdef Py_ssize_t i, bad, n = self.n
-        cdef Ctx *c = &self.c
-        # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
-        np.copyto(self._actions, actions, casting="unsafe")
-        c.first_bad = n
-        with nogil:
-            sg_pool_run(self.pool, _check_range, c, n, CHUNK)
-        bad = c.first_bad
-        if bad < n:
-            raise illegal_action(bad, int(actions[bad]), self._legal_actions(bad), self._labels)
-        with nogil:
-            sg_pool_run(self.pool, _step_range, c, n, CHUNK)
-
-    def _state(self, Py_ssize_t slot):
-        """:meth:`Batch.state`: the slot's ``TState`` through an engine to the rules layer."""
-        cdef Engine e = Engine(self.game)
-        e.st = self.c.st[slot]
-        return self.game.from_json(e.to_json())
-
-    def _legal_actions(self, Py_ssize_t slot):
-        """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
-        cdef int out[TH_MAX_ACTIONS]
-        cdef int k, m
-        if th_over(&self.c.st[slot]) or self.c.status[slot] != LIVE:
-            return []
-        m = th_legal(&self.c.st[slot], out)
-        return [out[k] for k in range(m)]
-
-    def _greedy_returns(self, out=None, slots=None, redeals=0):
-        """For every legal action of the seat to act in each slot: the return that seat gets
-        when it plays the action and then every seat plays the compiled greedy bot to the
-        game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
-        shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
-
-        ``redeals=0``: one play-out from the true state. The hidden cards are where the real
-        game put them, so over the positions a seat reaches the figure is an unbiased sample
-        of what the action is worth to it under greedy play, but one that saw the cards.
-        ``redeals=k``: the mean over ``k`` re-deals of the cards the seat has not seen
-        (``game.determinize``'s, compiled), each deal shared by every action: what the
-        action is worth given only what the seat knows, the value a determinized search
-        (and a one-step improvement on greedy) takes the best of.
-
-        The re-deals and greedy's ties are drawn from each slot's own stream (``sample()``'s
-        without a generator). ``slots`` (a bool array ``(num_envs,)``) limits the work to
-        those slots (the others get 0). Split over the threads like the step.
-        """
-        cdef Py_ssize_t n = self.n
-        out = check_values_out(out, n, self.num_actions)
-        mask = check_mask(slots, n)
-        cdef int k = check_redeals(redeals)
-        keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
-        cdef Ctx *c = &self.c
-        c.values_out = <float *> cnp.PyArray_DATA(out)
-        c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
-        c.redeals = k
-        with nogil:
-            sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
-        return out
-
-    def _greedy_actions(self, out=None):
-        """The compiled greedy bot's move for the seat to act in every slot (0 where none
-        acts), e.g. as an expert's labels for imitation; no slot moves.
-
-        Ties are broken from each slot's own stream, the one ``sample()`` without a generator draws from. Writes into ``out`` (an int64 array of shape ``(num_envs,)``) or a new
-        array; split over the threads like the step.
-        """
-        cdef Py_ssize_t n = self.n
-        out = check_out(out, n)
-        cdef Ctx *c = &self.c
-        c.sample_out = <long long *> cnp.PyArray_DATA(out)
-        with nogil:
-            sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
-        return out
-
-    def _greedy_features(self, out=None):
-        """What the greedy bot weighs for each move of the seat to act in every slot
-        (:func:`tethsi_env.greedy.greedy_features`, compiled): ``out[i]`` is that
-        ``(FEATURE_ROWS, 6)`` table flattened row-major, float32 of shape ``(num_envs,
-        FEATURE_ROWS * 6)``, zeros where no seat acts; no slot moves. Split over the threads.
-        """
-        cdef Py_ssize_t n = self.n
-        out = check_values_out(out, n, NFEAT)
-        cdef Ctx *c = &self.c
-        c.values_out = <float *> cnp.PyArray_DATA(out)
-        with nogil:
-            sg_pool_run(self.pool, _features_range, c, n, CHUNK)
-        return out
-
-    def _sample(self, rng=None, out=None):
-        """A uniform random legal action in every slot, drawn in C.
-
-        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
-        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
-        one thread). Without one: each slot draws from its own stream, seeded with
-        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
-        (or the constructor) seeds slot ``i``, split over the threads like the step.
-        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
-        array of shape ``(num_envs,)``) or a new array.
-        """
-        cdef Py_ssize_t i, n = self.n
-        cdef int legal[TH_MAX_ACTIONS]
-        cdef int m
-        cdef bitgen_t *bg
-        out = check_out(out, n)
-        cdef long long *o = <long long *> cnp.PyArray_DATA(out)
-        cdef Ctx *c = &self.c
-        if rng is None:
-            c.sample_out = o
-            with nogil:
-                sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
-            return out
-        bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
-        with rng.bit_generator.lock, nogil:
-            for i in range(n):
-                if c.status[i] != LIVE or th_over(&c.st[i]):
-                    o[i] = 0
-                    continue
-                m = th_legal(&c.st[i], legal)
-                o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
-        return out
-
-
-class Batch(GuardedBatch, GreedyFeaturesDoor, BatchCore):
+cdef class Batch(GuardedCore):
     """``num_envs`` Tet Hsi games stepped together in C (the :mod:`setgames.batch` protocol;
-    the checks, the lock and the fork handling are :mod:`setgames.batch.guard`'s).
+    the checks, the one-call-at-a-time door and the fork handling are :mod:`setgames.batch.guard`'s).
 
     Args:
         game: the :class:`~tethsi_env.rules.TetHsiGame` (its config: ``first_player``).
@@ -629,3 +348,215 @@ class Batch(GuardedBatch, GreedyFeaturesDoor, BatchCore):
     Raises:
         ValueError: a bad option, naming it.
     """
+
+    cdef Ctx c
+    cdef Py_ssize_t n
+    cdef readonly object game
+    cdef readonly int num_players, obs_size, num_actions
+    cdef readonly object opponents, learner_mode, illegal_action, illegal_reward, short_deals
+    cdef object _actions, _slot_seed, _labels
+    cdef bint _seeded
+
+    def __cinit__(self):
+        self.c.st = NULL
+        self.c.opp_rng = NULL
+        self.c.sampler = NULL
+
+    def __dealloc__(self):
+        sg_aligned_free(self.c.st)
+        free(self.c.opp_rng)
+        free(self.c.sampler)
+
+    cdef object _setup(self, object game, int num_envs, object seed, int num_threads, object opponents,
+                       object learner_seat, object autoreset, object illegal_action, float illegal_reward,
+                       object short_deals):
+        """Build the C state for options :func:`~setgames.batch.guard.check_batch_options` checked."""
+        self.game = game
+        self.n = num_envs
+        self.num_players = NP
+        self.obs_size = th_obs_size()
+        self.num_actions = th_n_actions()
+        assert game.num_players == NP and game.obs_spec.size == self.obs_size
+        assert game.num_actions == self.num_actions
+        self.opponents = opponents
+        self.learner_mode = learner_seat
+        self.autoreset = autoreset
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward
+        self.short_deals = short_deals
+        self._labels = game.layout.labels
+        B = num_envs
+        self.c.st = <TState *> sg_aligned_calloc(B, sizeof(TState))
+        self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
+            raise MemoryError(f"no memory for {B} Tet Hsi games")
+        self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,
+                    self.obs_size, self.num_actions, NP)
+        self._slot_seed = np.zeros(B, np.uint64)
+        self._actions = np.zeros(B, np.int64)
+        c = &self.c
+        c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
+        c.game_seed = <uint64_t *> cnp.PyArray_DATA(self.game_seed)
+        c.final_seed = <uint64_t *> cnp.PyArray_DATA(self.final_seed)
+        c.game_index = <long long *> cnp.PyArray_DATA(self.game_index)
+        c.learner = <int *> cnp.PyArray_DATA(self.learner_seat)
+        c.final_learner = <int *> cnp.PyArray_DATA(self.final_learner_seat)
+        c.status = <unsigned char *> cnp.PyArray_DATA(self._status)
+        c.obs = <signed char *> cnp.PyArray_DATA(self.obs)
+        c.final_obs = <signed char *> cnp.PyArray_DATA(self.final_obs)
+        c.mask = <char *> cnp.PyArray_DATA(self.mask)
+        c.seat = <int *> cnp.PyArray_DATA(self.seat)
+        c.rewards = <float *> cnp.PyArray_DATA(self.rewards)
+        c.learner_reward = <float *> cnp.PyArray_DATA(self.learner_reward)
+        c.term = <unsigned char *> cnp.PyArray_DATA(self.terminated)
+        c.trunc = <unsigned char *> cnp.PyArray_DATA(self.truncated)
+        c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
+        c.actions = <long long *> cnp.PyArray_DATA(self._actions)
+        c.obs_n = self.obs_size
+        c.n_act = self.num_actions
+        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
+        if isinstance(learner_seat, str):
+            c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
+            c.fixed_seat = 0
+        else:
+            c.seat_mode = SEAT_FIXED
+            c.fixed_seat = learner_seat
+        fp = game.config.first_player
+        c.first_player = -1 if fp == "random" else fp
+        c.autoreset = (AR_SAME_STEP if autoreset == "same_step" else
+                       AR_NEXT_STEP if autoreset == "next_step" else AR_DISABLED)
+        c.illegal_mode = IL_TERMINATE if illegal_action == "terminate" else IL_RAISE
+        c.illegal_reward = illegal_reward
+        self._seeded = False
+        if seed is not None:
+            self._reseed(int(seed), None)
+
+    cdef void _reseed(self, object master, object where):
+        """Slot seeds ``master + i`` (mod 2**63) for the slots of the bool mask ``where`` (all if
+        None), and their sampler streams."""
+        cdef Py_ssize_t i
+        seeds = (np.arange(self.n, dtype=np.uint64) + np.uint64(master & MASK63)) & np.uint64(MASK63)
+        for i in range(self.n):
+            if where is None or where[i]:
+                sg_pcg64_seed(&self.c.sampler[i], sg_tag_seed(<uint64_t> seeds[i], C_TAG_SAMPLER))
+                self.c.slot_seed[i] = <uint64_t> seeds[i]
+                self.c.game_index[i] = -1
+        self._seeded = True
+
+    cdef object _reset(self, object seed, object mask):
+        """:meth:`Batch.reset` (``seed`` checked)."""
+        cdef Py_ssize_t i
+        mask = check_mask(mask, self.n)
+        if seed is not None:
+            self._reseed(int(seed), mask)
+        elif not self._seeded:
+            self._reseed(int(np.random.SeedSequence().entropy) & MASK63, None)
+        for i in range(self.n):
+            if mask is None or mask[i]:
+                _new_game(&self.c, i)
+                _write(&self.c, i)
+                self.c.rewards[2 * i] = self.c.rewards[2 * i + 1] = 0
+                self.c.learner_reward[i] = 0
+                self.c.term[i] = self.c.trunc[i] = self.c.illegal[i] = 0
+
+    cdef object _step(self, object actions):
+        """:meth:`Batch.step` (``actions`` an integer array of shape ``(num_envs,)``)."""
+        cdef Py_ssize_t i, bad, n = self.n
+        cdef Ctx *c = &self.c
+        # uint64 ids beyond int64 wrap to negatives: caught as out of range below.
+        np.copyto(self._actions, actions, casting="unsafe")
+        c.first_bad = n
+        with nogil:
+            sg_pool_run(self.pool, _check_range, c, n, CHUNK)
+        bad = c.first_bad
+        if bad < n:
+            raise illegal_action(bad, int(actions[bad]), self._legal_actions(bad), self._labels)
+        with nogil:
+            sg_pool_run(self.pool, _step_range, c, n, CHUNK)
+
+    cdef object _state(self, Py_ssize_t slot):
+        """:meth:`Batch.state`: the slot's ``TState`` through an engine to the rules layer."""
+        cdef Engine e = Engine(self.game)
+        e.st = self.c.st[slot]
+        return self.game.from_json(e.to_json())
+
+    cdef object _legal_actions(self, Py_ssize_t slot):
+        """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
+        cdef int out[TH_MAX_ACTIONS]
+        cdef int k, m
+        if th_over(&self.c.st[slot]) or self.c.status[slot] != LIVE:
+            return []
+        m = th_legal(&self.c.st[slot], out)
+        return [out[k] for k in range(m)]
+
+    cdef object _greedy_returns(self, object out, object slots, object redeals):
+        """The body of :meth:`greedy_returns` (its doc: :mod:`setgames.batch._guard`)."""
+        cdef Py_ssize_t n = self.n
+        out = check_values_out(out, n, self.num_actions)
+        mask = check_mask(slots, n)
+        cdef int k = check_redeals(redeals)
+        keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
+        cdef Ctx *c = &self.c
+        c.values_out = <float *> cnp.PyArray_DATA(out)
+        c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
+        c.redeals = k
+        with nogil:
+            sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
+        return out
+
+    cdef object _greedy_actions(self, object out):
+        """The body of :meth:`greedy_actions` (its doc: :mod:`setgames.batch._guard`)."""
+        cdef Py_ssize_t n = self.n
+        out = check_out(out, n)
+        cdef Ctx *c = &self.c
+        c.sample_out = <long long *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
+        return out
+
+    def greedy_features(self, out=None):
+        """What the greedy bot weighs for each move of the seat to act in every slot
+        (:func:`tethsi_env.greedy.greedy_features`, compiled): ``out[i]`` is that
+        ``(FEATURE_ROWS, 6)`` table flattened row-major, float32 of shape ``(num_envs,
+        FEATURE_ROWS * 6)``, zeros where no seat acts; no slot moves. Split over the threads.
+        """
+        self._enter("greedy_features")
+        try:
+            return self._greedy_features(out)
+        finally:
+            self._exit()
+
+    cdef object _greedy_features(self, object out):
+        """The body of :meth:`greedy_features`."""
+        cdef Py_ssize_t n = self.n
+        out = check_values_out(out, n, NFEAT)
+        cdef Ctx *c = &self.c
+        c.values_out = <float *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _features_range, c, n, CHUNK)
+        return out
+
+    cdef object _sample(self, object rng, object out):
+        """The body of :meth:`sample` (its doc: :mod:`setgames.batch._guard`)."""
+        cdef Py_ssize_t i, n = self.n
+        cdef int legal[TH_MAX_ACTIONS]
+        cdef int m
+        cdef bitgen_t *bg
+        out = check_out(out, n)
+        cdef long long *o = <long long *> cnp.PyArray_DATA(out)
+        cdef Ctx *c = &self.c
+        if rng is None:
+            c.sample_out = o
+            with nogil:
+                sg_pool_run(self.pool, _sample_range, c, n, CHUNK)
+            return out
+        bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+        with rng.bit_generator.lock, nogil:
+            for i in range(n):
+                if c.status[i] != LIVE or th_over(&c.st[i]):
+                    o[i] = 0
+                    continue
+                m = th_legal(&c.st[i], legal)
+                o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
+        return out

@@ -2,9 +2,10 @@
 
 The viewer's seat sits at the bottom (seat 0 for a spectator), the opponent
 at the top; each shows its front (taken cards, public), its concealed hand
-(faces for the viewer or a spectator, backs otherwise) and its Sets. The
-centre holds the center cards (the remaining card marked), the draw pile
-with its count and the discard pile. Legal moves are outlined and carry
+(faces for the viewer or a spectator, backs otherwise) and, under them, its
+Sets, every card of a Set as a chip with its name. The centre holds the
+center cards (the remaining card marked), the draw pile with its count and
+the discard pile, its cards as chips in two columns. Legal moves are outlined and carry
 their action id: center cards to discard, the remaining card to take, hand
 or front cards to play.
 """
@@ -15,7 +16,15 @@ from typing import Any
 
 from setgames.bits import bit_list
 from setgames.cards import DECKTET_NAMES
-from setgames.draw.decks import DECKTET_H, DECKTET_W, card_back, decktet_card
+from setgames.draw.decks import (
+    CHIP_H,
+    DECKTET_CHIP_W,
+    DECKTET_H,
+    DECKTET_W,
+    card_back,
+    decktet_card,
+    decktet_chip,
+)
 from setgames.draw.svg import Canvas
 from setgames.draw.table import banner, empty_slot, events_panel, seat_label, title_bar, view_text
 from setgames.kernels.tethsi import KIND_NAMES
@@ -23,7 +32,12 @@ from tethsi_env.layout import DISCARD_START, PLAY_START, TAKE, Phase
 
 __all__ = ["draw", "event_line"]
 
-WIDTH, HEIGHT = 980, 570
+WIDTH = 980
+_BAND = 232  # a seat: its label, concealed and front cards, then its Sets
+# The middle band holds the discard pile in columns of seven chips; its height is fixed, since a
+# video needs one frame size for a whole game.
+_DISCARD_ROWS, _DISCARD_COLS = 7, 3
+_CHIP_STEP = CHIP_H + 2
 _PENDING = {int(Phase.DISCARD): "discard a center card", int(Phase.CHOOSE): "take, set or nothing",
             int(Phase.PLAY): "play a card to the center"}
 
@@ -73,14 +87,17 @@ def _seat(c: Canvas, s: Any, p: int, y: float, show: bool, plays: dict[int, int]
     fx = 14 + 8 * 58 + 30
     c.text(fx, y + 34, "front", size=10, fill="#cfe8d4")
     front = bit_list(s.front[p])
-    _fan(c, fx, y + 40, front, min(64, 180 / max(1, len(front) - 1)), plays, labels)
-    sx = 740
-    c.text(sx, y + 34, "Sets", size=10, fill="#cfe8d4")
+    _fan(c, fx, y + 40, front, min(64, (WIDTH - 14 - DECKTET_W - fx) / max(1, len(front) - 1)), plays,
+         labels)
+    # The Sets in a row under the hand, a Set's three cards one under the other, each name shown.
+    sy = y + 40 + DECKTET_H + 22
+    c.text(14, sy - 6, "Sets" if s.sets[p] else "Sets: none yet", size=10, fill="#cfe8d4")
     for k, (a, b, r, kind) in enumerate(s.sets[p]):
-        with c.group(transform=f"translate({sx + k * 78},{y + 40}) scale(0.6)"):
-            for j, card in enumerate((a, b, r)):
-                decktet_card(c, 0, j * 22, card)
-        c.text(sx + k * 78 + 19, y + 40 + 92, KIND_NAMES[kind], size=10, anchor="middle", fill="#ffffff")
+        x = 60 + k * (DECKTET_CHIP_W + 16)
+        c.text(x + DECKTET_CHIP_W, sy - 6, KIND_NAMES[kind], size=11, anchor="end", weight="bold",
+               fill="#ffffff")
+        for j, card in enumerate((a, b, r)):
+            decktet_chip(c, x, sy + j * _CHIP_STEP, card)
 
 
 def draw(game: Any, state: Any, seat: int | None = None, legal: list[int] | None = None,
@@ -90,7 +107,10 @@ def draw(game: Any, state: Any, seat: int | None = None, legal: list[int] | None
     s = state
     legal = list(legal or ())
     labels = {a: game.action_to_str(a) for a in legal}
-    c = Canvas(WIDTH, HEIGHT)
+    discard = bit_list(s.discard)
+    middle = 28 + _DISCARD_ROWS * _CHIP_STEP
+    height = 36 + _BAND + middle + _BAND + 30
+    c = Canvas(WIDTH, height)
     me = 0 if seat is None else seat
     if s.phase == Phase.OVER:
         status = f"turn {s.turn}: game over"
@@ -99,9 +119,9 @@ def draw(game: Any, state: Any, seat: int | None = None, legal: list[int] | None
     title_bar(c, title or "Tet Hsi", status, view_text(seat))
     plays = {a - PLAY_START: a for a in legal if PLAY_START <= a < PLAY_START + 36}
     discards = {a - DISCARD_START: a for a in legal if DISCARD_START <= a < DISCARD_START + 36}
-    _seat(c, s, 1 - me, 40, seat is None or seat == 1 - me, {}, labels)
+    _seat(c, s, 1 - me, 36, seat is None or seat == 1 - me, {}, labels)
     # The middle: center, pile, discard pile, events.
-    my = 230
+    my = 36 + _BAND
     c.text(14, my + 12, "center", size=10, fill="#cfe8d4")
     center = bit_list(s.center)
     if s.remaining >= 0 and s.remaining not in center:
@@ -121,15 +141,20 @@ def draw(game: Any, state: Any, seat: int | None = None, legal: list[int] | None
     else:
         empty_slot(c, px, my + 18, DECKTET_W, DECKTET_H)
     dx = px + 90
-    discard = bit_list(s.discard)
     c.text(dx, my + 12, f"discard pile ({len(discard)})", size=10, fill="#cfe8d4")
-    for i, card in enumerate(discard):
-        with c.group(transform=f"translate({dx + (i % 9) * 30},{my + 18 + (i // 9) * 30}) scale(0.45)"):
-            decktet_card(c, 0, 0, card)
+    room = _DISCARD_ROWS * _DISCARD_COLS
+    shown = discard if len(discard) <= room else discard[: room - 1]
+    for i, card in enumerate(shown):  # column by column, so the list reads down
+        col, row = divmod(i, _DISCARD_ROWS)
+        decktet_chip(c, dx + col * (DECKTET_CHIP_W + 6), my + 18 + row * _CHIP_STEP, card)
+    if len(shown) < len(discard):
+        c.text(dx + 2 * (DECKTET_CHIP_W + 6), my + 18 + (_DISCARD_ROWS - 1) * _CHIP_STEP + 15,
+               f"and {len(discard) - len(shown)} more", size=12, fill="#ffffff")
     events = [event_line(ev) for ev in game.events(s)[-6:]]
-    events_panel(c, 640, my, 326, events)
-    _seat(c, s, me, 390, True, plays, labels)
+    ex = dx + _DISCARD_COLS * (DECKTET_CHIP_W + 6) + 4
+    events_panel(c, ex, my, WIDTH - 8 - ex, events)
+    _seat(c, s, me, my + middle, True, plays, labels)
     if s.phase == Phase.OVER:
         who = f"player_{s.winner} wins" if s.winner >= 0 else "a tie"
-        banner(c, HEIGHT - 12, f"Game over: {who} ({s.reason})")
+        banner(c, height - 12, f"Game over: {who} ({s.reason})")
     return c.to_svg()

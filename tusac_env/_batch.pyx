@@ -36,11 +36,10 @@ cimport numpy as cnp
 import numpy as np
 
 from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
-from setgames.batch.guard import GuardedBatch
 from setgames.batch._buffers cimport sg_array
+from setgames.batch._guard cimport LIVE, OVER, PENDING, SHORT, GuardedCore
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
-from setgames.batch._pool cimport (sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool, sg_pool_free,
-                                   sg_pool_new, sg_pool_run, sg_pool_stale)
+from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal, ts_fill_mask,
@@ -58,9 +57,6 @@ cdef enum:
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
     IL_RAISE, IL_TERMINATE
-    # a slot's game runs / ended, dealt at the next step / ended, kept / ended before the
-    # learner acted, shown to it for one no-op step (short_deals="play")
-    LIVE = 0, PENDING = 1, OVER = 2, SHORT = 3
 
 # Threads get at least this many slots each: waking a thread costs more than stepping a
 # few hundred games (measured: B=1 on 2 threads ran at a tenth of 1 thread).
@@ -351,40 +347,57 @@ cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             return
 
 
-cdef class BatchCore:
-    """The compiled core of :class:`Batch` (its C state and per-slot work; use :class:`Batch`)."""
+cdef class Batch(GuardedCore):
+    """``num_envs`` Tu Sac games stepped together in C (the :mod:`setgames.batch` protocol;
+    the checks, the one-call-at-a-time door and the fork handling are :mod:`setgames.batch.guard`'s).
+
+    Args:
+        game: the :class:`~tusac_env.rules.TuSacGame` (its whole config: players,
+            ``penalty_rule``, ``first_player``, ``reward_scale``).
+        num_envs: B, the number of slots.
+        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
+            from fresh entropy. :meth:`reset` deals the first games.
+        num_threads: threads the step splits the slots over (the caller and a pool of
+            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
+            slots: smaller batches run on the caller alone.
+        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
+            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
+        learner_seat: with opponents, the learner's seat: a seat, ``"rotate"`` (seat ``k mod n``
+            in a slot's game of index ``k``) or ``"random"`` (drawn from each game's seed).
+        autoreset: ``"same_step"`` (a finished game's slot deals its next game in the same
+            step; the last observation is in :attr:`final_obs`), ``"next_step"`` (the step
+            after the end deals, ignoring its action) or ``"disabled"`` (the slot stays
+            over, ignoring actions, until :meth:`reset` names it).
+
+    Raises:
+        ValueError: a bad option, naming it.
+    """
 
     cdef Ctx c
-    cdef sg_pool *pool
     cdef Py_ssize_t n
-    cdef readonly object game, obs, mask, seat, rewards, terminated, truncated, game_seed, final_seed
-    cdef readonly object final_obs, learner_seat, final_learner_seat, learner_reward, game_index
-    cdef readonly object illegal, skipped_deals
-    cdef readonly int num_envs, num_threads, num_players, obs_size, num_actions
-    cdef readonly object opponents, learner_mode, autoreset, illegal_action, illegal_reward, short_deals
-    cdef int pool_threads
-    cdef object _actions, _slot_seed, _status, _labels, _last_mover
+    cdef readonly object game
+    cdef readonly int num_players, obs_size, num_actions
+    cdef readonly object opponents, learner_mode, illegal_action, illegal_reward, short_deals
+    cdef object _actions, _slot_seed, _labels, _last_mover
     cdef bint _seeded
 
     def __cinit__(self):
         self.c.st = NULL
         self.c.opp_rng = NULL
         self.c.sampler = NULL
-        self.pool = NULL
 
     def __dealloc__(self):
-        sg_pool_free(self.pool)
         sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
 
-    def _setup(self, game, int num_envs, seed, int num_threads, opponents, learner_seat, autoreset,
-               illegal_action, float illegal_reward, short_deals):
-        """Build the C state for options :class:`~setgames.batch.guard.GuardedBatch` checked."""
+    cdef object _setup(self, object game, int num_envs, object seed, int num_threads, object opponents,
+                       object learner_seat, object autoreset, object illegal_action, float illegal_reward,
+                       object short_deals):
+        """Build the C state for options :func:`~setgames.batch.guard.check_batch_options` checked."""
         NP = game.num_players
         self.game = game
         self.n = num_envs
-        self.num_envs = num_envs
         self.num_players = NP
         self.num_actions = TS_N_ACTIONS
         assert game.num_actions == self.num_actions and NP <= MAXSEAT
@@ -405,26 +418,10 @@ cdef class BatchCore:
             ts_setup(&self.c.st[i], game.config, False)
         self.obs_size = self.c.st[0].obs_size
         assert game.obs_spec.size == self.obs_size
-        self.pool_threads = min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1
-        self._renew_pool()
-        self.obs = sg_array((B, self.obs_size), np.int8)
-        self.final_obs = sg_array((B, self.obs_size), np.int8)
-        self.mask = sg_array((B, self.num_actions), np.int8)
-        self.seat = sg_array((B,), np.int32)
-        self.rewards = sg_array((B, NP), np.float32)
-        self.learner_reward = sg_array((B,), np.float32)
-        self.terminated = sg_array((B,), np.bool_)
-        self.truncated = sg_array((B,), np.bool_)
-        self.illegal = sg_array((B,), np.bool_)
-        self.skipped_deals = sg_array((B,), np.int64)
-        self.game_seed = sg_array((B,), np.uint64)
-        self.final_seed = sg_array((B,), np.uint64)
-        self.game_index = sg_array((B,), np.int64)
-        self.learner_seat = sg_array((B,), np.int32)
-        self.final_learner_seat = sg_array((B,), np.int32)
+        self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,
+                    self.obs_size, self.num_actions, NP)
         self._slot_seed = np.zeros(B, np.uint64)
         self._last_mover = np.full(B, -1, np.int32)
-        self._status = np.full(B, OVER, np.uint8)
         self._actions = np.zeros(B, np.int64)
         c = &self.c
         c.slot_seed = <uint64_t *> cnp.PyArray_DATA(self._slot_seed)
@@ -447,9 +444,6 @@ cdef class BatchCore:
         c.actions = <long long *> cnp.PyArray_DATA(self._actions)
         c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
         c.skipped = <long long *> cnp.PyArray_DATA(self.skipped_deals)
-        for i in range(B):
-            c.seat[i] = c.learner[i] = c.final_learner[i] = -1
-            c.game_index[i] = -1
         c.illegal_mode = IL_TERMINATE if illegal_action == "terminate" else IL_RAISE
         c.illegal_reward = illegal_reward
         c.short_play = short_deals == "play"
@@ -480,29 +474,14 @@ cdef class BatchCore:
                 self.c.game_index[i] = -1
         self._seeded = True
 
-    def _renew_pool(self):
-        """A pool of ``pool_threads`` (none for one), replacing one made before a fork."""
-        if self.pool != NULL and not sg_pool_stale(self.pool):
-            return
-        sg_pool_free(self.pool)  # a stale pool: its memory only (the C side's doc)
-        self.pool = NULL
-        if self.pool_threads > 1:
-            self.pool = sg_pool_new(self.pool_threads)
-            if self.pool == NULL:
-                raise MemoryError("no memory for the thread pool")
-        self.num_threads = self.pool.nworkers + 1 if self.pool != NULL else 1
-
-    def _over_slots(self):
-        """The slots whose game is over and stays so (autoreset disabled), ascending."""
-        return np.flatnonzero(self._status == OVER)
-
-    def _state(self, Py_ssize_t slot):
+    cdef object _state(self, Py_ssize_t slot):
         """:meth:`Batch.state`: the slot's state through an engine to the rules layer."""
         cdef Engine e = Engine(self.game)
         e.st = self.c.st[slot]
+        e._flush()  # a finished game's result, payments and returns, as the engine keeps them
         return self.game.from_json(e.to_json())
 
-    def _reset(self, seed, mask):
+    cdef object _reset(self, object seed, object mask):
         """:meth:`Batch.reset` (``seed`` checked)."""
         cdef Py_ssize_t i
         cdef int p
@@ -520,7 +499,7 @@ cdef class BatchCore:
                 self.c.learner_reward[i] = 0
                 self.c.term[i] = self.c.trunc[i] = self.c.illegal[i] = 0
 
-    def _step(self, actions):
+    cdef object _step(self, object actions):
         """:meth:`Batch.step` (``actions`` an integer array of shape ``(num_envs,)``)."""
         cdef Py_ssize_t i, bad, n = self.n
         cdef Ctx *c = &self.c
@@ -535,7 +514,7 @@ cdef class BatchCore:
         with nogil:
             sg_pool_run(self.pool, _step_range, c, n, CHUNK)
 
-    def _legal_actions(self, Py_ssize_t slot):
+    cdef object _legal_actions(self, Py_ssize_t slot):
         """The legal action ids of slot ``slot``'s game now, ascending (empty once over; ``[0]``, the
         no-op, in a deal that ended before the learner acted, under ``short_deals="play"``)."""
         cdef int out[TS_N_ACTIONS]
@@ -545,23 +524,8 @@ cdef class BatchCore:
         m = _legal_list(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
-    def _greedy_returns(self, out=None, slots=None, redeals=0):
-        """For every legal action of the seat to act in each slot: the return that seat gets
-        when it plays the action and then every seat plays the compiled greedy bot to the
-        game's end, from a copy of the slot's state (no slot moves); ``out[i, a]`` (float32,
-        shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
-
-        One play-out from the true state: the hidden cards are where the real game put
-        them, so over the positions a seat reaches the figure is an unbiased sample of
-        what the action is worth to it under greedy play (the values a one-step
-        improvement on greedy takes the best of). The bot is deterministic. ``slots`` (a bool array
-        ``(num_envs,)``) limits the work to those slots (the others get 0). Split over
-        the threads like the step.
-
-        ``redeals`` must be 0 here: Tu Sac's re-deal (``game.determinize``, which keeps
-        every player's Khap count) has no compiled twin, so this batch plays out from the
-        true state only.
-        """
+    cdef object _greedy_returns(self, object out, object slots, object redeals):
+        """The body of :meth:`greedy_returns` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t n = self.n
         if check_redeals(redeals):
             raise ValueError("Tu Sac's batch plays out from the true state only (redeals=0): "
@@ -576,13 +540,8 @@ cdef class BatchCore:
             sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
         return out
 
-    def _greedy_actions(self, out=None):
-        """The compiled greedy bot's move for the seat to act in every slot (0 where none
-        acts), e.g. as an expert's labels for imitation; no slot moves.
-
-        The bot is deterministic: it draws nothing. Writes into ``out`` (an int64 array of shape ``(num_envs,)``) or a new
-        array; split over the threads like the step.
-        """
+    cdef object _greedy_actions(self, object out):
+        """The body of :meth:`greedy_actions` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t n = self.n
         out = check_out(out, n)
         cdef Ctx *c = &self.c
@@ -591,17 +550,8 @@ cdef class BatchCore:
             sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
         return out
 
-    def _sample(self, rng=None, out=None):
-        """A uniform random legal action in every slot, drawn in C.
-
-        With a numpy ``Generator`` ``rng``: slot by slot, ``legal[rng.integers(len(legal))]``,
-        moving ``rng`` as those calls would (one stream: the slots are drawn in order on
-        one thread). Without one: each slot draws from its own stream, seeded with
-        ``seeds.tag_seed(seeds.slot_seed(seed, i), TAG_SAMPLER)`` when ``reset(seed)``
-        (or the constructor) seeds slot ``i``, split over the threads like the step.
-        Slots that take no action get 0 and draw nothing. Writes into ``out`` (an int64
-        array of shape ``(num_envs,)``) or a new array.
-        """
+    cdef object _sample(self, object rng, object out):
+        """The body of :meth:`sample` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t i, n = self.n
         cdef int legal[TS_N_ACTIONS]
         cdef int m
@@ -623,30 +573,3 @@ cdef class BatchCore:
                 m = _legal_list(&c.st[i], legal)
                 o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
         return out
-
-
-class Batch(GuardedBatch, BatchCore):
-    """``num_envs`` Tu Sac games stepped together in C (the :mod:`setgames.batch` protocol;
-    the checks, the lock and the fork handling are :mod:`setgames.batch.guard`'s).
-
-    Args:
-        game: the :class:`~tusac_env.rules.TuSacGame` (its whole config: players,
-            ``penalty_rule``, ``first_player``, ``reward_scale``).
-        num_envs: B, the number of slots.
-        seed: master seed (slot ``i``'s first game has seed ``seed + i``); None draws one
-            from fresh entropy. :meth:`reset` deals the first games.
-        num_threads: threads the step splits the slots over (the caller and a pool of
-            ``num_threads - 1`` workers), at most one per ``MIN_SLOTS_PER_THREAD`` (256)
-            slots: smaller batches run on the caller alone.
-        opponents: None (self-play: every seat's moves come in ``actions``), ``"random"``
-            or ``"greedy"`` (the other seats are played inside the step; the arrays are the learner's).
-        learner_seat: with opponents, the learner's seat: a seat, ``"rotate"`` (seat ``k mod n``
-            in a slot's game of index ``k``) or ``"random"`` (drawn from each game's seed).
-        autoreset: ``"same_step"`` (a finished game's slot deals its next game in the same
-            step; the last observation is in :attr:`final_obs`), ``"next_step"`` (the step
-            after the end deals, ignoring its action) or ``"disabled"`` (the slot stays
-            over, ignoring actions, until :meth:`reset` names it).
-
-    Raises:
-        ValueError: a bad option, naming it.
-    """

@@ -177,6 +177,14 @@ def _new_event_lines(session: Session, since: int) -> list[str]:
     return describe_events(session.game.events(session.state)[since:])
 
 
+def _drawn_card(game: Any, before: Any, after: Any, seat: int, action: int) -> int | None:
+    # The hit's public event names the card it turned up, even when a claim took it at once.
+    for ev in game.events(after)[len(game.events(before)):]:
+        if ev[0] == "hit" and ev[1] == seat and ev[2] >= 0:
+            return int(ev[2])
+    return None
+
+
 _MELDS = ("meld_king", "meld_pair", "meld_triple", "meld_kgm", "meld_rcn", "meld_pawns3", "meld_pawns4")
 
 TABLE_TOOLS = TableTools(
@@ -184,4 +192,5 @@ TABLE_TOOLS = TableTools(
                            title="Find Trash", picks=trash_picks),),
     warning=_move_warning, event_count=_event_count, describe_events=_new_event_lines,
     buttons=(TableButton("Meld", _MELDS), TableButton("Hit", ("hit",)), TableButton("Pass", ("pass",)),
-             TableButton("Discard", (DISCARD_BLOCK,))))
+             TableButton("Discard", (DISCARD_BLOCK,))),
+    drawn_card=_drawn_card)

@@ -16,11 +16,22 @@ summarised and saved.
 Per game, the side (A or B) of the seat with the highest return wins; a tie
 for the highest return between the two sides, or between all seats, is a
 draw. A bot's *score* is its wins plus half its draws, over games played.
+A bot that fails (see :mod:`setgames.arena.worker`) forfeits: its side
+loses that game, and ``results.json`` says which bot forfeited and why.
+
+Time controls (:class:`~setgames.arena.worker.TimeControl`) are enforced on
+external programs as they play and checked on every bot after each
+decision; each decision's time is kept in a log-scale histogram per bot
+and game (so memory stays flat), whose median and 99th percentile the
+table shows. Wall-clock figures go to ``timing.json``, never to
+``results.json``, which stays identical across executors as long as no
+bot forfeits or is flagged for its time (those depend on the machine).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -38,9 +49,9 @@ from setgames.arena.ray_executor import import_ray
 from setgames.arena.seating import SEATING_RULE, seatings
 from setgames.arena.signals import Terminated, signals_deferred, sigterm_as_interrupt
 from setgames.arena.stats import mean_interval
-from setgames.arena.worker import Job
+from setgames.arena.worker import Job, TimeControl, close_bots
 from setgames.bots.base import Bot
-from setgames.bots.registry import make_bot, parse_bot_spec
+from setgames.bots.specs import make_any_bot, parse_any_spec
 from setgames.game import Game
 from setgames.records import RECORDS_FILE, make_record, records_writer
 
@@ -61,7 +72,8 @@ class BotSpec:
 
     Attributes:
         label: unique name in tables (default: the spec text).
-        name: bot name for :func:`~setgames.bots.make_bot` (ignored with ``factory``).
+        name: what :func:`~setgames.bots.specs.make_any_bot` builds: a built-in
+            or plug-in name, ``module:Name`` or ``exec:COMMAND`` (ignored with ``factory``).
         options: keyword options, as sorted ``(key, value)`` pairs.
         factory: optional picklable ``(game_name, seed, **options) -> Bot``
             (a module-level class or function) for bots outside the registry.
@@ -74,15 +86,16 @@ class BotSpec:
 
     @classmethod
     def parse(cls, text: str, label: str | None = None) -> BotSpec:
-        """From ``"name"`` or ``"name:key=value,..."``."""
-        name, options = parse_bot_spec(text)
+        """From any spec form (:mod:`setgames.bots.specs`): ``"greedy"``,
+        ``"ismcts:iterations=50"``, ``"mypkg.bots:Deep:depth=3"``, ``"exec:./engine"``."""
+        name, options = parse_any_spec(text)
         return cls(label or text.strip(), name, tuple(sorted(options.items())))
 
     def build(self, game_name: str, seed: int | None = None) -> Bot:
         """A fresh bot for game ``game_name``."""
         if self.factory is not None:
             return self.factory(game_name, seed, **dict(self.options))
-        return make_bot(self.name, game_name, seed, **dict(self.options))
+        return make_any_bot(self.name, game_name, seed, **dict(self.options))
 
     def to_json(self) -> dict[str, Any]:
         """Label, name and options as JSON-able data."""
@@ -192,6 +205,9 @@ def run_arena(
     on_interrupt: str = "keep",
     executor: str | None = None,
     address: str | None = None,
+    move_ms: float | None = None,
+    game_ms: float | None = None,
+    flag_only: bool = False,
 ) -> dict[str, Any]:
     """Play a round robin and return the results (also saved under ``out``).
 
@@ -216,11 +232,17 @@ def run_arena(
             for one worker, else ``local``. The results are the same on all.
         address: with ``ray``, a running cluster to join (``HOST:PORT``,
             ``ray://HOST:PORT`` or ``auto``); default: a Ray of its own.
+        move_ms: time limit per decision, in milliseconds (default none).
+        game_ms: time limit per game and seat, in milliseconds (default none).
+        flag_only: a bot over its time is counted in ``results["arenas"][i]["flagged"]``
+            instead of forfeiting (see :class:`~setgames.arena.worker.TimeControl`).
 
     Returns:
         The results dict written to ``results.json`` (see :data:`RESULTS_FORMAT`).
         Games lost to a worker that died are listed in ``results["lost_games"]``
-        (by index; the key is there only when some were lost).
+        (by index; the key is there only when some were lost). A forfeited game
+        has a ``forfeit`` entry (seat, bot, reason, detail); per game and config,
+        ``forfeits`` counts them by bot and reason.
 
     Raises:
         ValueError: bad arguments (unknown game or bot, bad config or counts).
@@ -238,6 +260,7 @@ def run_arena(
         raise ValueError(f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}")
     if address is not None and executor != "ray":
         raise ValueError(f"an address ({address!r}) is for the ray executor, not {executor!r}")
+    clock = TimeControl(move_ms, game_ms, bool(flag_only))
     specs = _label_bots(bots)
     if len(specs) < 2:
         raise ValueError("an arena needs at least two bots")
@@ -248,7 +271,7 @@ def run_arena(
     names = [_game_name(gm, ag) for gm, ag in zip(built, arena_games, strict=True)]
     for spec in specs:  # validates every bot and its options for every game
         for name in names:
-            spec.build(name, 0)
+            spec.build(name, 0).close()
     if pairings is None:
         pairings = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     for i, j in pairings:
@@ -269,6 +292,7 @@ def run_arena(
     bar = _Progress(len(plan), show)
     played: list[tuple[GameTask, dict[str, Any]]] = []
     lost: list[int] = []
+    hist: dict[tuple[str, str], dict[int, int]] = {}
     interrupted: str | None = None
     started = time.perf_counter()
     writer = records_writer(out_dir / RECORDS_FILE) if out_dir is not None else None
@@ -278,11 +302,11 @@ def run_arena(
                              games_per_pairing, interrupted is not None)
         if lost:
             results["lost_games"] = lost
-        return results, _timing(played, specs, time.perf_counter() - started)
+        return results, _timing(played, specs, hist, time.perf_counter() - started)
 
     with sigterm_as_interrupt():
         try:
-            for index, res in execute(Job(plan, specs), executor, workers, address):
+            for index, res in execute(Job(plan, specs, clock), executor, workers, address):
                 if res is None:
                     lost.append(index)
                     continue
@@ -295,20 +319,28 @@ def run_arena(
                             game=task.game_name, version=res["version"], config=res["config"],
                             seed=task.deal_seed, actions=res["actions"],
                             seats=[specs[b].label for b in task.seat_bots], outcome=res["outcome"],
-                            returns=res["returns"],
+                            returns=res["returns"], forfeit=res["forfeit"],
                         ))
                     played.append((task, _kept(res)))
+                for seat, took in enumerate(res["times"]):
+                    _add_times(hist.setdefault((task.game_name, specs[task.seat_bots[seat]].label), {}),
+                               took)
                 bar.update(len(played) + len(lost))
         except KeyboardInterrupt as exc:
             interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
             if on_interrupt != "keep":
-                _finish(writer, bar)
-                _save(out_dir, *summary())
+                # A second Ctrl-C (people press it twice) waits until the files agree.
+                with signals_deferred():
+                    _finish(writer, bar)
+                    _save(out_dir, *summary())
                 raise
         finally:
+            close_bots()  # the serial executor's external programs (the workers close their own)
             _finish(writer, bar)
-        results, timing = summary()
-        _save(out_dir, results, timing)
+        # The same here: records.jsonl is closed; results.json must follow it whole.
+        with signals_deferred():
+            results, timing = summary()
+            _save(out_dir, results, timing)
     results["timing"] = timing  # wall-clock figures: shown, saved apart, never in results.json
     if interrupted is not None:
         results["stopped_by"] = interrupted  # shown, not saved: results.json says only "interrupted"
@@ -329,7 +361,33 @@ def _kept(res: dict[str, Any]) -> dict[str, Any]:
     # The actions went to records.jsonl; the summary needs only their number.
     return {"returns": res["returns"], "truncated": res["truncated"], "steps": len(res["actions"]),
             "seconds": res["seconds"], "moves": res["moves"], "wall": res["wall"],
-            "cpu": res["cpu"]}
+            "cpu": res["cpu"], "forfeit": res["forfeit"], "flagged": res["flagged"]}
+
+
+# Decision times go into bins 2**(1/16) apart (4% wide) from a microsecond: the median and
+# p99 of any number of decisions, to 4%, in a few hundred counters a bot.
+_BINS_PER_OCTAVE = 16
+_FIRST_BIN = 1e-6
+
+
+def _add_times(hist: dict[int, int], times: list[float]) -> None:
+    for t in times:
+        b = max(0, math.floor(_BINS_PER_OCTAVE * math.log2(max(t, _FIRST_BIN) / _FIRST_BIN)))
+        hist[b] = hist.get(b, 0) + 1
+
+
+def _quantile(hist: dict[int, int], q: float) -> float | None:
+    """The ``q`` quantile of the times in ``hist`` (the centre of its bin), in seconds."""
+    total = sum(hist.values())
+    if not total:
+        return None
+    rank = q * total
+    seen = 0
+    for b in sorted(hist):
+        seen += hist[b]
+        if seen >= rank:
+            return _FIRST_BIN * 2 ** ((b + 0.5) / _BINS_PER_OCTAVE)
+    return None  # pragma: no cover - seen reaches total
 
 
 def _finish(writer: Any, bar: _Progress) -> None:
@@ -353,6 +411,17 @@ def _summarise(arena_games: list[ArenaGame], built: list[Game], names: list[str]
             pr = [(t, r) for t, r in mine if t.pairing == pi]
             pair_rows.append(_pairing_stats(pi, a, b, specs, pr, len(sets)))
         ratings = rate([s.label for s in specs], pair_rows, seed)
+        forfeits: dict[str, dict[str, int]] = {}
+        flagged: dict[str, int] = {}
+        for t, r in mine:
+            f = r["forfeit"]
+            if f is not None:
+                reasons = forfeits.setdefault(f["bot"], {})
+                reasons[f["reason"]] = reasons.get(f["reason"], 0) + 1
+            for seat, count in enumerate(r["flagged"]):
+                if count:
+                    label = specs[t.seat_bots[seat]].label
+                    flagged[label] = flagged.get(label, 0) + count
         arenas.append({
             "game": name,
             "version": game.version,
@@ -362,11 +431,14 @@ def _summarise(arena_games: list[ArenaGame], built: list[Game], names: list[str]
             "deals_planned": deals,
             "pairings": pair_rows,
             "ratings": ratings,
+            "forfeits": {k: dict(sorted(v.items())) for k, v in sorted(forfeits.items())},
+            "flagged": dict(sorted(flagged.items())),
             "games": [{
                 "pairing": t.pairing, "deal": t.deal, "seating": "".join("AB"[x] for x in t.seat_sides),
                 "seed": t.deal_seed, "seats": [specs[b].label for b in t.seat_bots],
                 "returns": r["returns"], "score_a": side_score(r["returns"], t.seat_sides),
                 "steps": r["steps"], "truncated": r["truncated"],
+                **({"forfeit": r["forfeit"]} if r["forfeit"] is not None else {}),
             } for t, r in mine],
         })
     return {
@@ -435,7 +507,7 @@ def _rounded(ci: tuple[float, float]) -> list[float]:
 
 
 def _timing(played: list[tuple[GameTask, dict[str, Any]]], specs: tuple[BotSpec, ...],
-            wall: float) -> dict[str, Any]:
+            hist: dict[tuple[str, str], dict[int, int]], wall: float) -> dict[str, Any]:
     per: dict[str, dict[str, dict[str, float]]] = {}
     for t, r in played:
         g = per.setdefault(t.game_name, {})
@@ -445,6 +517,12 @@ def _timing(played: list[tuple[GameTask, dict[str, Any]]], specs: tuple[BotSpec,
             row["moves"] += r["moves"][seat]
         for b in set(t.seat_bots):
             per[t.game_name][specs[b].label]["games"] += 1
+    for (game_name, label), h in hist.items():
+        row = per.get(game_name, {}).get(label)
+        if row is not None:
+            med, p99 = _quantile(h, 0.5), _quantile(h, 0.99)
+            row["median_ms"] = None if med is None else round(1000 * med, 4)
+            row["p99_ms"] = None if p99 is None else round(1000 * p99, 4)
     # play_seconds: the games' own wall time in the workers, summed (play_cpu_seconds: their
     # CPU time); wall_seconds times the CPUs minus it is what starting, scheduling and idling cost.
     return {"wall_seconds": round(wall, 3), "games": len(played),
@@ -455,5 +533,8 @@ def _timing(played: list[tuple[GameTask, dict[str, Any]]], specs: tuple[BotSpec,
 def _save(out_dir: Path | None, results: dict[str, Any], timing: dict[str, Any]) -> None:
     if out_dir is None:
         return
-    (out_dir / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
-    (out_dir / TIMING_FILE).write_text(json.dumps(timing, indent=1) + "\n")
+    # Written aside and renamed: a kill between the two never leaves half a results.json.
+    for name, data in ((RESULTS_FILE, results), (TIMING_FILE, timing)):
+        tmp = out_dir / (name + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, out_dir / name)

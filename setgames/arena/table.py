@@ -13,6 +13,10 @@ def _pct(x: float | None) -> str:
     return "   -" if x is None else f"{100 * x:3.0f}%"
 
 
+def _ms(x: float | None) -> str:
+    return "       -" if x is None else f"{x:8.2f}"
+
+
 def _verdict(row: dict[str, Any]) -> str:
     ci = row["score_a_ci"]
     if ci is None:
@@ -47,13 +51,25 @@ def format_results(results: dict[str, Any]) -> str:
                          f"{p['wins_a']:6d}  {p['draws']:5d}  {p['wins_b']:6d}  {_pct(p['score_a']):>7}  "
                          f"{ci_text:<12} {ra:>8}  {rb:>8}  {_verdict(p)}")
         anchor = results["bots"][0]["label"]  # the fit anchors the first bot listed at 0
-        lines.append(f"  rating (Elo scale, {anchor} = 0)   95% CI           time per move")
+        names = max([len(r["bot"]) for r in arena["ratings"]] + [24])
+        head = f"rating (Elo scale, {anchor} = 0)"
+        lines.append(f"  {head:<{names + 4}}   95% CI           ms per move: mean  median     p99  forfeits")
         t = timing.get(name, {})
+        forfeits = arena.get("forfeits", {})
         for rank, r in enumerate(arena["ratings"], 1):
             tt = t.get(r["bot"])
-            per_move = (f"{1000 * tt['seconds'] / tt['moves']:8.2f} ms" if tt and tt["moves"] else "")
-            lines.append(f"  {rank}. {r['bot']:<24} {r['elo']:+7.0f}   [{r['low']:+6.0f}, {r['high']:+6.0f}]"
-                         f"  {per_move}")
+            per_move = ""
+            if tt and tt["moves"]:
+                per_move = (f"{1000 * tt['seconds'] / tt['moves']:8.2f} {_ms(tt.get('median_ms'))} "
+                            f"{_ms(tt.get('p99_ms'))}")
+            lost = sum(forfeits.get(r["bot"], {}).values())
+            lines.append(f"  {rank}. {r['bot']:<{names}} {r['elo']:+7.0f}   "
+                         f"[{r['low']:+6.0f}, {r['high']:+6.0f}]  {per_move:<25}  {lost:8d}")
+        for bot, reasons in forfeits.items():
+            why = ", ".join(f"{reason} {count}" for reason, count in reasons.items())
+            lines.append(f"  {bot} forfeited {sum(reasons.values())} game(s): {why}")
+        for bot, count in arena.get("flagged", {}).items():
+            lines.append(f"  {bot} went over its time {count} time(s) (flagged only)")
         lines.append("")
     lines.append("How to read this: each pairing plays the same deals with the seats swapped (duplicate "
                  "deals),")
@@ -63,6 +79,10 @@ def format_results(results: dict[str, Any]) -> str:
                  "mean")
     lines.append("game returns per seat. Ratings: Bradley-Terry fit of all pairings, on the Elo scale "
                  "(+100 ~ 64% wins).")
+    lines.append("A bot that crashes, hangs, runs over its time or plays an illegal move forfeits that "
+                 "game (a loss);")
+    lines.append("results.json names each forfeit and its reason. Times: per decision, median and 99th "
+                 "percentile.")
     if results.get("interrupted"):
         by = "SIGTERM" if results.get("stopped_by") == "SIGTERM" else "Ctrl-C"
         lines.append(f"Interrupted: these figures cover only the games finished before {by}.")

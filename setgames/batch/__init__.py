@@ -8,11 +8,11 @@ batch are :class:`setgames.batch.gym_vector.BatchVectorEnv` (Gymnasium 1.x
 
 The protocol a game's ``Batch`` class provides (Tet Hsi's:
 :class:`tethsi_env._batch.Batch`; its tests are the checklist). Each game's
-``Batch`` is ``class Batch(GuardedBatch, BatchCore)``: the compiled core
-holds the C state, :class:`setgames.batch.guard.GuardedBatch` checks the
-options, admits one call at a time (a second thread's call is refused in one
-line, never interleaved), and keeps the batch usable in a forked child (read
-its module doc).
+``Batch`` is ``cdef class Batch(GuardedCore)``: the game's module holds the C
+state and the per-slot work, the base class :mod:`setgames.batch._guard` the
+public methods, which check the options and arguments, admit one call at a
+time (a second thread's call is refused in one line, never interleaved), and
+keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`).
 
 - ``Batch(game, num_envs, seed=None, num_threads=1, opponents=None,
   learner_seat=0, autoreset="same_step", illegal_action="raise",

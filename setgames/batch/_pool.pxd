@@ -145,6 +145,16 @@ cdef extern from *:
     static void sg_atfork_register(void) { pthread_atfork(NULL, NULL, sg_on_fork_child); }
     #endif
 
+    /* Forks of this process so far (counted from this module's first call; 0 without threads). */
+    static inline unsigned sg_fork_count(void) {
+    #if SG_HAVE_THREADS
+        pthread_once(&sg_atfork_once, sg_atfork_register);
+        return atomic_load(&sg_fork_gen);
+    #else
+        return 0;
+    #endif
+    }
+
     /* Whether p was made before a fork of this process (1: its workers are the parent's). */
     static inline int sg_pool_stale(sg_pool *p) {
     #if SG_HAVE_THREADS
@@ -298,6 +308,7 @@ cdef extern from *:
     sg_pool *sg_pool_new(int nthreads) noexcept nogil
     void sg_pool_free(sg_pool *p) noexcept nogil
     bint sg_pool_stale(sg_pool *p) noexcept nogil
+    unsigned sg_fork_count() noexcept nogil
     void sg_pool_run(sg_pool *p, sg_range_fn fn, void *arg, int64_t n, int64_t chunk) noexcept nogil
     void sg_atomic_min_i64(int64_t *p, int64_t v) noexcept nogil
     void *sg_aligned_calloc(size_t n, size_t size) noexcept nogil

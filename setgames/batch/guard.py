@@ -1,29 +1,31 @@
-"""The public face every game's compiled batch wears: checked options, one caller at a
+"""The rules of the door every game's compiled batch has: checked options, one caller at a
 time, and a batch that survives ``fork``.
 
-Each game's ``_batch.pyx`` holds a compiled core (``BatchCore``: the C state and
-the per-slot work, methods with a leading ``_``) and exports
-``class Batch(GuardedBatch, BatchCore)``. This mixin is the only door to the core:
+Each game's ``_batch.pyx`` defines ``cdef class Batch(GuardedCore)``
+(:mod:`setgames.batch._guard`): the base class's public methods are the only door
+to the game's C state and per-slot work (the ``cdef`` methods the game fills in).
+This module holds the door's Python parts (the option and action checks):
 
 - **Options** are checked as :mod:`setgames.checks` checks ``raw_env``'s: a
   one-line ``ValueError`` naming the option and the value, nothing built.
   ``num_envs`` and ``num_threads`` are integers (not floats, not bools), seeds
   are integers ``0..2**63-1`` (``seed=True`` and ``2**63`` are refused, never
   reduced), and :attr:`num_threads` reports the threads the step really uses.
-- **One caller at a time.** Every public method takes the batch's lock without
-  waiting; a second thread calling into a batch that is busy gets a one-line
-  ``RuntimeError`` ("in use by another thread") and nothing is touched. The C
-  state is never entered by two threads, so no interleaving can corrupt it.
-  (The batch's own thread pool is unaffected: the call that holds the lock
-  splits its slots over the pool's workers without the GIL.) Reading the
-  arrays (``b.obs``, ``b.mask``, ...) takes no lock; they are read-only views
-  of memory that only the batch writes and no caller can resize or free
-  (``setgames/batch/_buffers.pxd``).
+- **One caller at a time.** Every public method marks the batch busy for the
+  call (a test-and-set under the GIL, no waiting); a second thread calling into
+  a busy batch gets a one-line ``RuntimeError`` ("in use by another thread")
+  and nothing is touched. The C state is never entered by two threads, so no
+  interleaving can corrupt it. (The batch's own thread pool is unaffected: the
+  call that holds the batch splits its slots over the pool's workers without
+  the GIL.) Reading the arrays (``b.obs``, ``b.mask``, ...) needs no turn; they
+  are read-only arrays on memory that only the batch writes and no caller can
+  resize or free (``setgames/batch/_buffers.pxd``).
 - **Fork.** A child forked while the pool's workers sleep or spin makes a new
   pool on its first call (the parent's threads do not exist there; the C
-  side never touches their locks, ``setgames/batch/_pool.pxd``), and may step
-  or drop the batch. A child forked while another thread was inside a call
-  holds a batch that call may have left half-written: every call but
+  side never touches their locks: a ``pthread_atfork`` handler counts the
+  forks, ``setgames/batch/_pool.pxd``), and may step or drop the batch. A
+  child forked while another thread was inside a call holds a batch that call
+  may have left half-written: every call but
   :meth:`reset` (of all slots) then raises a one-line ``RuntimeError`` saying
   so, and ``reset()`` deals fresh games in every slot.
 - **Before the first deal** every call but ``reset`` is refused (a batch built
@@ -36,18 +38,15 @@ the per-slot work, methods with a leading ``_``) and exports
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any
 
 import numpy as np
 
-from setgames.batch.modes import DEFAULT_AUTORESET, autoreset_mode
+from setgames.batch.modes import autoreset_mode
 from setgames.checks import check_choice, check_int, check_real, check_seed, short_repr
 
 __all__ = ["ILLEGAL_ACTION_MODES", "MAX_ENVS", "MAX_ILLEGAL_REWARD", "MAX_THREADS", "SHORT_DEAL_MODES",
-           "GreedyFeaturesDoor",
-           "GuardedBatch", "as_actions"]
+           "as_actions", "check_batch_options"]
 
 MAX_ENVS = 2**24          # 16.7M slots: beyond any machine's memory for a batch of card games
 MAX_THREADS = 1024        # a request beyond this is a mistake (the pool itself caps at 65)
@@ -79,148 +78,29 @@ def as_actions(actions: Any, n: int) -> np.ndarray:
     return actions
 
 
-class GuardedBatch:
-    """The checked, thread- and fork-safe front of a game's compiled ``BatchCore`` (see the
-    module doc; the protocol is :mod:`setgames.batch`'s)."""
+def check_batch_options(game: Any, num_envs: Any, seed: Any, num_threads: Any, opponents: Any,
+                        learner_seat: Any, autoreset: Any, illegal_action: Any, illegal_reward: Any,
+                        short_deals: Any) -> tuple:
+    """A batch's options checked (see the module doc) and normalised, in the constructor's order
+    after ``game``: ``(num_envs, seed, num_threads, opponents, learner_seat, autoreset,
+    illegal_action, illegal_reward, short_deals)``.
 
-    def __init__(self, game: Any, num_envs: Any, seed: Any = None, num_threads: Any = 1,
-                 opponents: Any = None, learner_seat: Any = 0, autoreset: Any = DEFAULT_AUTORESET,
-                 illegal_action: str = "raise", illegal_reward: Any = -1.0, short_deals: str = "skip"):
-        from setgames.batch import LEARNER_SEAT_MODES, OPPONENTS
+    Raises:
+        ValueError: one line naming the first bad option and its value.
+    """
+    from setgames.batch import LEARNER_SEAT_MODES, OPPONENTS
 
-        num_envs = check_int("num_envs", num_envs, 1, MAX_ENVS)
-        num_threads = check_int("num_threads", num_threads, 1, MAX_THREADS)
-        if seed is not None:
-            seed = check_seed(seed)
-        if opponents not in OPPONENTS:
-            raise ValueError(f"opponents {short_repr(opponents)} is not one of {OPPONENTS}")
-        players = game.num_players
-        if isinstance(learner_seat, str):
-            check_choice("learner_seat", learner_seat, LEARNER_SEAT_MODES)
-        else:
-            learner_seat = check_int("learner_seat", learner_seat, 0, players - 1)
-        autoreset = autoreset_mode(autoreset)
-        illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        illegal_reward = check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD,
-                                    MAX_ILLEGAL_REWARD)
-        short_deals = check_choice("short_deals", short_deals, SHORT_DEAL_MODES)
-        self._lock = threading.Lock()
-        self._pid = os.getpid()
-        self._dealt = False
-        self._torn = False
-        self._setup(game, num_envs, seed, num_threads, opponents, learner_seat, autoreset, illegal_action,
-                    illegal_reward, short_deals)
-
-    # ---------------------------------------------------------------- the door
-    def _enter(self, name: str) -> None:
-        """Take the batch for one call of ``name`` (see the module doc) or refuse in one line."""
-        if self._pid != os.getpid():
-            self._forked()
-        if not self._lock.acquire(blocking=False):
-            raise RuntimeError(f"{name}(): this batch is in use by another thread (a batch serves one "
-                               f"call at a time: give each thread its own batch)")
-        if name != "reset":
-            if self._torn:
-                self._lock.release()
-                raise RuntimeError(f"{name}(): this process was forked while another thread was inside "
-                                   f"the batch, which may be half-written: call reset() first")
-            if not self._dealt:
-                self._lock.release()
-                raise ValueError(f"{name}() before reset()")
-
-    def _call(self, name: str, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` inside the door of a call of ``name``."""
-        self._enter(name)
-        try:
-            return fn(*args)
-        finally:
-            self._lock.release()
-
-    def _forked(self) -> None:
-        """First call in a forked child: a new pool and lock; torn if a call was in flight."""
-        self._pid = os.getpid()
-        if self._lock.locked():  # held by a thread of the parent, gone here: mid-call at the fork
-            self._torn = True
-        self._lock = threading.Lock()
-        self._renew_pool()
-
-    # ------------------------------------------------------------ the protocol
-    def reset(self, seed: Any = None, mask: Any = None) -> None:
-        """Deal a new game in every slot (or in the slots where the bool array ``mask`` is True).
-
-        ``seed`` (an integer ``0..2**63-1``) re-seeds those slots: slot ``i``'s next game is the
-        game of seed ``seed + i`` (mod 2**63); without it each slot deals its next game (index
-        + 1), the first time from the master seed given at construction or fresh entropy.
-        Rewards, terminations and illegal-action marks of the reset slots are zeroed. After a
-        fork that caught the batch mid-call, only a reset of every slot is accepted.
-        """
-        self._enter("reset")
-        try:
-            if seed is not None:
-                seed = check_seed(seed)
-            if self._torn and mask is not None and not np.all(mask):
-                raise RuntimeError("reset(mask=...): this batch was caught mid-call by a fork; reset "
-                                   "every slot (mask=None) first")
-            self._reset(seed, mask)
-            self._dealt = True
-            self._torn = False
-        finally:
-            self._lock.release()
-
-    def step(self, actions: Any) -> None:
-        """Play ``actions[i]`` in slot ``i`` (the seat to act's, or the learner's, move), then the
-        opponents, game ends and autoresets; the arrays are updated in place.
-
-        ``actions``: an integer ndarray or a list of ints, shape ``(num_envs,)``. Slots that take
-        no action (dealing at this step under ``"next_step"``) ignore theirs.
-
-        Raises:
-            ValueError: a wrong shape or type, an action out of range or illegal in its slot
-                (under ``illegal_action="raise"``: naming the slot, the action and the legal ids),
-                or, with autoreset disabled, a slot whose game is over; no slot moves.
-        """
-        self._enter("step")
-        try:
-            actions = as_actions(actions, self.num_envs)
-            if self.autoreset == "disabled":
-                over = self._over_slots()
-                if over.size:
-                    raise ValueError(f"step(): the game of slot(s) {short_repr(over.tolist(), 60)} is over "
-                                     f"and autoreset is disabled: reset them first (reset(mask=...)); "
-                                     f"no slot moved")
-            self._step(actions)
-        finally:
-            self._lock.release()
-
-    def sample(self, rng: Any = None, out: Any = None) -> np.ndarray:
-        """A uniform random legal action in every slot, drawn in C (see ``BatchCore._sample``)."""
-        return self._call("sample", self._sample, rng, out)
-
-    def legal_actions(self, slot: Any) -> list[int]:
-        """The legal action ids of slot ``slot``'s game now, ascending (empty once over)."""
-        slot = check_int("slot", slot, 0, self.num_envs - 1)
-        return self._call("legal_actions", self._legal_actions, slot)
-
-    def state(self, slot: Any) -> Any:
-        """A rules-layer copy of slot ``slot``'s current position (for pictures and analysis:
-        the cards, zones, seat and phase; the event log, which the batch does not keep, is empty)."""
-        return self._call("state", self._state, check_int("slot", slot, 0, self.num_envs - 1))
-
-    def greedy_actions(self, out: Any = None) -> np.ndarray:
-        """The compiled greedy bot's move for the seat to act in every slot (see
-        ``BatchCore._greedy_actions``)."""
-        return self._call("greedy_actions", self._greedy_actions, out)
-
-    def greedy_returns(self, out: Any = None, slots: Any = None, redeals: Any = 0) -> np.ndarray:
-        """Every legal action's return under greedy play to the end (see
-        ``BatchCore._greedy_returns``)."""
-        return self._call("greedy_returns", self._greedy_returns, out, slots, redeals)
-
-
-class GreedyFeaturesDoor:
-    """The guarded ``greedy_features()`` of a batch whose game has greedy features (Tet Hsi, Bharg)."""
-
-    def greedy_features(self, out: Any = None) -> np.ndarray:
-        """What the greedy bot weighs for each move of the seat to act in every slot (see
-        ``BatchCore._greedy_features``)."""
-        return self._call("greedy_features", self._greedy_features, out)  # type: ignore[attr-defined]
+    num_envs = check_int("num_envs", num_envs, 1, MAX_ENVS)
+    num_threads = check_int("num_threads", num_threads, 1, MAX_THREADS)
+    if seed is not None:
+        seed = check_seed(seed)
+    if opponents not in OPPONENTS:
+        raise ValueError(f"opponents {short_repr(opponents)} is not one of {OPPONENTS}")
+    if isinstance(learner_seat, str):
+        check_choice("learner_seat", learner_seat, LEARNER_SEAT_MODES)
+    else:
+        learner_seat = check_int("learner_seat", learner_seat, 0, game.num_players - 1)
+    return (num_envs, seed, num_threads, opponents, learner_seat, autoreset_mode(autoreset),
+            check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES),
+            check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD, MAX_ILLEGAL_REWARD),
+            check_choice("short_deals", short_deals, SHORT_DEAL_MODES))

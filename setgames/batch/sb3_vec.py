@@ -116,7 +116,9 @@ class BatchVecEnv(VecEnv):
         Raises:
             ValueError: float actions (refused, not cast).
         """
-        self._actions = integer_actions(actions, self.num_envs).reshape(-1)
+        if isinstance(actions, np.ndarray):  # SB3 may hand (n, 1) for a Discrete space
+            actions = actions.reshape(-1)
+        self._actions = integer_actions(actions, self.num_envs)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Step every slot: ``(obs, rewards, dones, infos)``."""

@@ -18,11 +18,12 @@ Modules: :mod:`~setgames.bench.sampler` (the shared random legal policy),
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = ["PARTS", "TARGETS", "check_targets", "collect", "default_out_dir", "main"]
 
@@ -54,8 +55,16 @@ def default_out_dir(quick: bool = False) -> Path:
     return Path.cwd() / "bench-results"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``setgames: error: ...``), as every other
+    error of ``setgames bench``; ``--help`` shows the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"setgames: error: {message} (setgames bench --help lists the options)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="setgames bench",
         description="Throughput of the setgames environments and kernels, side by side with the peers.")
     p.add_argument("--quick", action="store_true",
@@ -138,10 +147,11 @@ def collect(args: argparse.Namespace, command: str, extra_cases: list | None = N
 
     parts = set(args.only or PARTS)
     quick = args.quick
-    repeats = args.repeats or (1 if quick else 5)
-    seconds = args.seconds or (0.05 if quick else 1.0)
-    if repeats < 1 or seconds <= 0:
-        raise ValueError(f"repeats {repeats!r} and seconds {seconds!r} must be positive")
+    # `or` would read an explicit 0 (or NaN's falsy cousins) as "the default": test for None.
+    repeats = args.repeats if args.repeats is not None else (1 if quick else 5)
+    seconds = args.seconds if args.seconds is not None else (0.05 if quick else 1.0)
+    if repeats < 1 or not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"--repeats {repeats!r} and --seconds {seconds!r} must be positive (seconds finite)")
     say = (lambda s: None) if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
     notes: list[str] = []
     result: dict[str, Any] = {

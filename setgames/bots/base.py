@@ -23,7 +23,25 @@ import numpy as np
 
 from setgames.game import Game
 
-__all__ = ["Bot", "ExplainingBot", "RandomBot"]
+__all__ = ["FAULT_REASONS", "Bot", "BotFault", "ExplainingBot", "RandomBot"]
+
+# Why a bot forfeits a game (results.json, records and the table use these words).
+FAULT_REASONS = ("raised", "crashed", "exited", "timeout", "illegal", "garbage", "line_too_long",
+                 "not_utf8", "output_flood", "handshake")
+
+
+class BotFault(RuntimeError):
+    """A bot failed to give a legal move in time: it forfeits the game.
+
+    Attributes:
+        reason: one of :data:`FAULT_REASONS`.
+        detail: one line for people.
+    """
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
 
 
 class Bot(abc.ABC):
@@ -45,6 +63,18 @@ class Bot(abc.ABC):
     @abc.abstractmethod
     def act(self, game: Game, state: Any, seat: int) -> int:
         """A legal action id for ``seat``, which must be the seat to act."""
+
+    def start_game(self, game: Game, seat: int) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Called by the arena after :meth:`reset`, before a game's first decision, with the
+        seat the bot holds; bots with a per-game setup (a program to tell) override it."""
+
+    def set_clock(self, move_ms: float | None, game_ms: float | None) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """The time left (milliseconds; None: no limit) for the next decision and for the
+        rest of the game, given before each decision under a time control. The arena
+        measures every bot; a bot that can plan its time overrides this."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Release what the bot holds (a process); the arena calls it when done with the bot."""
 
     def explain(self, game: Game, state: Any, seat: int) -> tuple[int, str]:
         """The action :meth:`act` would pick and a one-line reason (may be empty)."""

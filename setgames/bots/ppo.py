@@ -186,24 +186,38 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
         WeightsError: the file is unreadable, of another format, or made for another
             game, game version, observation size or action count (one line naming both).
     """
+    files = _read_npz(path)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            files = dict(data)
-    except (OSError, ValueError) as exc:
-        raise WeightsError(f"cannot read ppo weights {path}: {exc}") from None
-    try:
-        meta = {k: files[f"meta_{k}"].item() for k in META_KEYS}
+        meta = {k: _scalar(files, f"meta_{k}") for k in META_KEYS}
         meta["config"] = json.loads(meta["config"])
-        meta["features"] = int(files["meta_features"].item()) if "meta_features" in files else 0
+        meta["features"] = _scalar(files, "meta_features", int) if "meta_features" in files else 0
         n = sum(1 for k in files if k.startswith("w"))
-        layers = [(files[f"w{i}"], files[f"b{i}"]) for i in range(n)]
-        prior = (files["e0"], float(files["bonus"])) if "e0" in files else None
+        layers = [(_floats(files, f"w{i}", 2), _floats(files, f"b{i}", 1)) for i in range(n)]
+        prior = (_floats(files, "e0", 2), _scalar(files, "bonus", float)) if "e0" in files else None
         head = None
         if "head_moves" in files:
-            head = RowHeadWeights([(files[f"head_w{i}"], files[f"head_b{i}"]) for i in range(2)],
-                                  files["head_moves"], float(files["head_gain"]), int(files["head_tie"]))
-    except (KeyError, ValueError) as exc:
+            moves = files["head_moves"]
+            if moves.ndim != 1 or moves.dtype.kind not in "iu":
+                raise _Bad("head_moves is not a list of action ids")
+            head = RowHeadWeights([(_floats(files, f"head_w{i}", 2), _floats(files, f"head_b{i}", 1))
+                                   for i in range(2)], moves, _scalar(files, "head_gain", float),
+                                  _scalar(files, "head_tie", int))
+    except KeyError as exc:
         raise WeightsError(f"{path} is not a ppo weights file (missing {exc})") from None
+    except (_Bad, ValueError, TypeError) as exc:  # ValueError: the config is not JSON
+        raise WeightsError(f"{path} is not a ppo weights file ({exc})") from None
+    for key in ("format", "obs_size", "num_actions", "features"):
+        if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
+            raise WeightsError(f"{path} is not a ppo weights file (meta_{key} {meta[key]!r} is not a count)")
+    # Every layer's shapes, so that a bad file is refused here and not at its first move.
+    for i, (w, b) in enumerate(layers):
+        if b.shape != (w.shape[1],) or (i and w.shape[0] != layers[i - 1][0].shape[1]):
+            raise WeightsError(f"{path}: layer {i} has shapes {w.shape} and {b.shape}, which do not "
+                               f"follow {'its bias' if not i else f'layer {i - 1}'}")
+    if head is not None:
+        (hw0, hb0), (_, hb1) = head.layers
+        if hb0.shape != (hw0.shape[1],) or hb1.shape != (1,):
+            raise WeightsError(f"{path}: its move head's biases do not match its layers")
     if meta["format"] not in READS:
         raise WeightsError(f"{path} has weights format {meta['format']}, this library reads "
                            f"{', '.join(map(str, READS))}")
@@ -236,6 +250,87 @@ def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
                 or not -1 <= head.tie < cols):
             raise WeightsError(f"{path}: its move head does not match its greedy features and num_actions")
     return PpoPolicy(layers, meta, prior, head)
+
+
+MAX_FILE_BYTES = 256 * 2**20  # what a weights file may expand to (the shipped ones are a few MB)
+MAX_MEMBERS = 256  # arrays in a weights file
+
+
+class _Bad(Exception):
+    """A weights array of the wrong kind (the caller names the file)."""
+
+
+def _read_npz(path: str | Path) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` at ``path``, sizes checked before anything is inflated.
+
+    Raises:
+        WeightsError: not a readable zip of ``.npy`` arrays of numbers and strings, more than
+            :data:`MAX_FILE_BYTES` once inflated (a zip bomb), or an array header that
+            claims more than its member holds (one line).
+    """
+    import zipfile
+
+    def refuse(why: str) -> WeightsError:
+        return WeightsError(f"cannot read ppo weights {path}: {why}")
+
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
+        raise refuse(f"not an .npz file ({getattr(exc, 'strerror', None) or exc})") from None
+    with archive:
+        infos = archive.infolist()
+        total = sum(i.file_size for i in infos)
+        if len(infos) > MAX_MEMBERS or total > MAX_FILE_BYTES:
+            raise refuse(f"{len(infos)} arrays expanding to {total / 2**20:.0f} MB; a weights file holds "
+                         f"at most {MAX_MEMBERS} arrays and {MAX_FILE_BYTES // 2**20} MB")
+        out: dict[str, np.ndarray] = {}
+        try:
+            for info in infos:
+                if not info.filename.endswith(".npy"):
+                    raise refuse(f"member {info.filename[:60]!r} is not a .npy array")
+                with archive.open(info) as fh:
+                    version = np.lib.format.read_magic(fh)
+                    shape, _, dtype = (np.lib.format.read_array_header_1_0(fh) if version == (1, 0)
+                                       else np.lib.format.read_array_header_2_0(fh))
+                    # read_array allocates what the header says before reading: check it against the
+                    # member's size, which the zip index gives and the inflater holds to.
+                    if dtype.hasobject or dtype.kind not in "biufcU":
+                        raise refuse(f"array {info.filename[:60]!r} has dtype {dtype}")
+                    if int(np.prod(shape, dtype=np.float64)) * dtype.itemsize > info.file_size:
+                        raise refuse(f"array {info.filename[:60]!r} claims shape {shape}, more than it holds")
+                with archive.open(info) as fh:
+                    out[info.filename[:-4]] = np.lib.format.read_array(fh, allow_pickle=False)
+        except WeightsError:
+            raise
+        except (OSError, EOFError, ValueError, zipfile.BadZipFile, RuntimeError) as exc:
+            why = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+            raise refuse(f"a damaged array ({why})") from None
+    return out
+
+
+def _scalar(files: dict[str, np.ndarray], key: str, kind: type | None = None) -> Any:
+    """The 0-d array ``key`` as a Python value (``kind``: int or float, finite)."""
+    a = files[key]
+    if a.ndim != 0:
+        raise _Bad(f"{key} has shape {a.shape}, not a single value")
+    value = a.item()
+    if kind is int and (a.dtype.kind not in "iu"):
+        raise _Bad(f"{key} is {a.dtype}, not an integer")
+    if kind is float and (a.dtype.kind not in "iuf" or not np.isfinite(value)):
+        raise _Bad(f"{key} is {value!r} ({a.dtype}), not a finite number")
+    return value
+
+
+def _floats(files: dict[str, np.ndarray], key: str, ndim: int) -> np.ndarray:
+    """The weights ``key``: real floats of ``ndim`` dimensions, none empty, all finite."""
+    a = files[key]
+    if a.dtype.kind != "f":
+        raise _Bad(f"{key} is {a.dtype}, not floats")
+    if a.ndim != ndim or 0 in a.shape:
+        raise _Bad(f"{key} has shape {a.shape}, not a {'matrix' if ndim == 2 else 'vector'}")
+    if not np.isfinite(a).all():
+        raise _Bad(f"{key} holds NaN or infinite weights")
+    return a
 
 
 def _features_size(game: Game) -> int:
@@ -274,8 +369,11 @@ def shipped_weights(game_name: str) -> list[Path]:
 
 
 def _file_meta(path: Path) -> dict[str, Any]:
-    with np.load(path, allow_pickle=False) as data:  # reads the metadata arrays only
-        meta = {k: data[f"meta_{k}"].item() for k in META_KEYS}
+    files = _read_npz(path)
+    try:
+        meta = {k: _scalar(files, f"meta_{k}") for k in META_KEYS}
+    except (KeyError, _Bad) as exc:
+        raise WeightsError(f"{path} is not a ppo weights file ({exc})") from None
     meta["config"] = json.loads(meta["config"])
     return meta
 

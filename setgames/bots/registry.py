@@ -18,9 +18,15 @@ from setgames.bots.base import Bot, RandomBot
 from setgames.bots.ismcts import IsmctsBot
 from setgames.bots.ppo import PpoBot
 
-__all__ = ["BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
+__all__ = ["BOT_DESCRIPTIONS", "BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
 
 BOT_NAMES = ("random", "greedy", "ismcts", "ppo")
+BOT_DESCRIPTIONS = {
+    "random": "uniform over the legal actions",
+    "greedy": "the game's rule-based player (in its package)",
+    "ismcts": "information-set Monte Carlo tree search (options: iterations, c, rollout, ...)",
+    "ppo": "the trained policy shipped with the game's package",
+}
 _NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's options
 
 

@@ -74,10 +74,11 @@ class Picture:
 
 
 def draw_state(game: Any, state: Any, seat: int | None = None, legal: list[int] | None = None,
-               title: str | None = None) -> Picture:
+               title: str | None = None, drawn: int | None = None) -> Picture:
     """The picture of ``state`` of a registered game: everything when ``seat`` is
     None (a spectator), else only what ``seat`` may see; ``legal`` (action ids)
-    are highlighted and clickable.
+    are highlighted and clickable; ``drawn``, the card ``seat`` drew on its last
+    draw (:meth:`~setgames.play.session.Session.last_drawn`), is marked.
 
     Raises:
         ValueError: the game has no drawing, or ``seat`` is not a seat.
@@ -87,4 +88,6 @@ def draw_state(game: Any, state: Any, seat: int | None = None, legal: list[int] 
     drawing = registry.part(game.name, "drawing")
     if drawing is None:
         raise ValueError(f"game {game.name!r} has no drawing")
-    return Picture(drawing(game, state, seat=seat, legal=legal, title=title))
+    # Only a game that draws from a pile takes ``drawn``: the others' drawings need not know it.
+    extra = {} if drawn is None else {"drawn": drawn}
+    return Picture(drawing(game, state, seat=seat, legal=legal, title=title, **extra))

@@ -9,6 +9,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from setgames import registry
+from setgames.checks import printable
 from setgames.draw.picture import draw_state
 from setgames.draw.svg import esc
 from setgames.game import Game
@@ -22,17 +24,17 @@ def replay_frames(rec: dict[str, Any], seat: int | None = None,
     """``(caption, svg)`` per step of a record (checked by replaying it): the
     table before each action, that action outlined, then the final table."""
     frames: list[tuple[str, str]] = []
-    seats = rec.get("seats") or []
+    seats = [printable(x) for x in rec.get("seats") or []]
 
     def on_step(game: Game, state: Any, i: int, action: int) -> None:
         mover = game.current_seat(state)
         who = f"player_{mover}" + (f" ({seats[mover]})" if 0 <= mover < len(seats) else "")
-        caption = f"step {i + 1}/{len(rec['actions'])}: {who} plays {game.action_to_str(action)}"
+        caption = f"move {i + 1} of {len(rec['actions'])}: {who} plays {game.action_to_str(action)}"
         frames.append((caption, draw_state(game, state, seat, [action]).svg))
 
     result = replay(rec, game_factory, on_step)
     end = ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.returns))
-    frames.append((f"final: {end}", draw_state(result.game, result.state, seat).svg))
+    frames.append((f"the end: {end}", draw_state(result.game, result.state, seat).svg))
     return frames
 
 
@@ -46,7 +48,7 @@ button {{ font-size: 15px; padding: 4px 12px; }}
 #frame svg {{ width: 100%; max-width: 1200px; height: auto; }}
 input[type=range] {{ flex: 1; }}
 </style></head><body>
-<h2>{title}</h2>
+<h2>{title}</h2><p>{subtitle}</p>
 <div id="bar"><button id="first">&#xAB; first</button><button id="prev">&#x25C0; back</button>
 <button id="play">play</button><button id="next">next &#x25B6;</button><button id="last">last &#xBB;</button>
 <input id="slider" type="range" min="0" max="{last}" value="0"><span id="count"></span></div>
@@ -59,7 +61,9 @@ function show(i) {{
   document.getElementById("frame").innerHTML = FRAMES[at][1];
   document.getElementById("caption").textContent = FRAMES[at][0];
   document.getElementById("slider").value = at;
-  document.getElementById("count").textContent = (at + 1) + " / " + FRAMES.length;
+  // Counted in moves, as the caption is: the last frame is the end, after the last move.
+  document.getElementById("count").textContent =
+    at < FRAMES.length - 1 ? "move " + (at + 1) + " / " + (FRAMES.length - 1) : "the end";
 }}
 function stop() {{
   clearInterval(timer); timer = null; document.getElementById("play").textContent = "play";
@@ -88,7 +92,9 @@ def replay_html(rec: dict[str, Any], seat: int | None = None,
     """The record as a self-contained HTML page (see the module docstring)."""
     frames = replay_frames(rec, seat, game_factory)
     view = "all cards" if seat is None else f"view of player_{seat}"
-    title = f"{rec['game']} seed {rec['seed']}, {len(rec['actions'])} moves ({view})"
-    # "</" would end the script element early inside a JSON string.
-    data = json.dumps(frames).replace("</", "<\\/")
-    return _PAGE.format(title=esc(title), last=len(frames) - 1, frames=data)
+    title = f"{registry.game_title(rec['game'])}: {len(rec['actions'])} moves ({view})"
+    subtitle = f"game {rec['game']} version {rec['version']}, seed {rec['seed']}"
+    # No "<" at all inside the script: "</script" would end it and "<!--<script" would make the
+    # parser swallow the rest of the page; JSON's \u003c is the same character to the script.
+    data = json.dumps(frames).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return _PAGE.format(title=esc(title), subtitle=esc(subtitle), last=len(frames) - 1, frames=data)

@@ -40,14 +40,16 @@ def seat_label(c: Canvas, x: float, y: float, name: str, to_act: bool, detail: s
 
 def events_panel(c: Canvas, x: float, y: float, w: float, lines: list[str],
                  title: str = "Last events") -> None:
-    """A box of the last events (newest last), one line each, cut to fit ``w``."""
+    """A box of the last events (newest last), one line each, cut to fit ``w``; a group of
+    class ``events``, which a page that keeps its own full log hides (the web table)."""
     h = 22 + 15 * max(1, len(lines))
-    c.rect(x, y, w, h, rx=6, fill="#0e3a1e", stroke="#5f9a6e", stroke_width=1, opacity=0.95)
-    c.text(x + 8, y + 15, title, size=11, weight="bold", fill="#cfe8d4")
     limit = max(8, int((w - 16) / 6.3))
-    for i, line in enumerate(lines or ["-"]):
-        text = line if len(line) <= limit else line[: limit - 1] + "…"
-        c.text(x + 8, y + 31 + 15 * i, text, size=10.5, fill="#ffffff")
+    with c.group(class_="events"):
+        c.rect(x, y, w, h, rx=6, fill="#0e3a1e", stroke="#5f9a6e", stroke_width=1, opacity=0.95)
+        c.text(x + 8, y + 15, title, size=11, weight="bold", fill="#cfe8d4")
+        for i, line in enumerate(lines or ["-"]):
+            text = line if len(line) <= limit else line[: limit - 1] + "…"
+            c.text(x + 8, y + 31 + 15 * i, text, size=10.5, fill="#ffffff")
 
 
 def banner(c: Canvas, y: float, text: str) -> None:

@@ -9,6 +9,7 @@ ends the program cleanly, so a game can be scripted through a pipe.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import sys
@@ -16,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from setgames.checks import printable
 from setgames.play.screen import Colorizer, agent_name, render_screen, use_color
 from setgames.play.session import LoadError, Session, SessionError, load_record
 from setgames.play.tools import TableCommand, TableTools, command_owner, table_tools
@@ -87,7 +89,8 @@ class Repl:
 
     def error(self, text: str) -> None:
         """A one-line complaint about the last input."""
-        self.say(self.color.paint("! " + text.splitlines()[0], "\033[31m"))
+        # The message may quote a file's content or name: its control characters are not printed.
+        self.say(self.color.paint("! " + printable(text.splitlines()[0] if text else ""), "\033[31m"))
 
     @property
     def game_name(self) -> str:
@@ -108,7 +111,7 @@ class Repl:
     def move_line(self, seat: int, action: int, who: str) -> str:
         """``"player_1 (greedy): discard green pawn"``."""
         label = self.color.cards(self.session.label(action), self.game_name)
-        return f"{agent_name(seat)} ({who}): {label}"
+        return f"{agent_name(seat)} ({printable(who)}): {label}"
 
     def say_move(self, seat: int, action: int, who: str, events_before: int) -> None:
         """Print a move and what it set off where the game tells (Tu Sac: the
@@ -333,7 +336,7 @@ class Repl:
             self.error(str(e))
             return
         self.session = session
-        self.say(f"Loaded {args[0]} at move {session.ply}.")
+        self.say(f"Loaded {printable(args[0])} at move {session.ply}.")
         self.run_bots()
         self.show()
 
@@ -384,7 +387,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=None, metavar="N",
                         help="number of players (default: the game's default)")
     parser.add_argument("--opponents", default="greedy", metavar="BOT",
-                        help="greedy (default), ismcts or random; options as ismcts:iterations=100")
+                        help="greedy (default), ismcts or random; options as ismcts:iterations=100; also a "
+                             "plug-in's name, module.path:Name[:key=value,...] or 'exec:COMMAND' (see "
+                             "setgames bots; a saved game keeps only the built-in bots)")
     parser.add_argument("--seat", type=int, default=0, metavar="K", help="your seat, 0-based (default 0)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="the deal (default: a random one, printed so you can replay it)")
@@ -393,6 +398,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"seconds between moves in watch mode (default {DEFAULT_DELAY})")
     parser.add_argument("--hint-bot", default=None, metavar="BOT",
                         help="bot for hint, quick and watch (default: the strongest, ismcts)")
+
+
+def _any_bot_factory(game_name: str) -> Callable[[str, int | None], Any]:
+    """Bots from any spec form, for the bots named on the command line (a saved
+    game, read by the session's own factory, names built-in bots only)."""
+    from setgames.bots.specs import make_any_bot, parse_any_spec
+
+    def build(spec: str, seed: int | None) -> Any:
+        target, options = parse_any_spec(spec)
+        return make_any_bot(target, game_name, seed, **options)
+
+    return build
 
 
 def _make_game(name: str, players: int | None, **config: Any) -> Any:
@@ -439,8 +456,8 @@ def run(args: argparse.Namespace, inp: IO[str] | None = None, out: IO[str] | Non
 
     if args.game not in GAME_NAMES:
         return fail(f"unknown game {args.game!r}; choose from {', '.join(GAME_NAMES)}")
-    if args.delay < 0:
-        return fail(f"--delay {args.delay} must be >= 0")
+    if not math.isfinite(args.delay) or not 0 <= args.delay <= 60:
+        return fail(f"--delay {args.delay} must be a number of seconds in 0..60")
     loader = _loader(args.game, args.hint_bot)
     try:
         if args.load:
@@ -448,7 +465,8 @@ def run(args: argparse.Namespace, inp: IO[str] | None = None, out: IO[str] | Non
         else:
             game = _make_game(args.game, args.players)
             seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
-            session = Session(game, args.game, seed, args.seat, args.opponents, hint_bot=args.hint_bot)
+            session = Session(game, args.game, seed, args.seat, args.opponents,
+                              bot_factory=_any_bot_factory(args.game), hint_bot=args.hint_bot)
     except (LoadError, ValueError, TypeError, ImportError) as e:
         return fail(str(e) or type(e).__name__)
     try:
@@ -460,3 +478,6 @@ def run(args: argparse.Namespace, inp: IO[str] | None = None, out: IO[str] | Non
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         return 1
+    finally:
+        for bot in [*session.bots.values(), session.hint_bot]:
+            bot.close()  # an exec: opponent's program ends with the game

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from setgames import registry
 from setgames.cards import DECKTET_NAMES, DECKTET_SUIT_MASKS, SUIT_NAMES, TUSAC_COLORS, TUSAC_PIECES
+from setgames.checks import printable
 from setgames.game import Game
 
 __all__ = ["Colorizer", "agent_name", "format_moves", "pending_decision", "render_screen", "use_color"]
@@ -137,7 +138,8 @@ def render_screen(game: Game, game_name: str, state: Any, seat: int, *, seed: in
     ``seat`` may see it (everything once ``reveal``), the pending decision and
     the numbered legal moves, or the result once the game is over."""
     width = width or shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
-    who = ", ".join(f"{agent_name(s)}={'you' if s == seat else n}" for s, n in enumerate(seat_names))
+    who = ", ".join(f"{agent_name(s)}={'you' if s == seat else printable(n)}"
+                    for s, n in enumerate(seat_names))
     lines = [color.bold(f"== {game_name} · seed {seed} · move {ply} · {who} ==")]
     table = game.render(state, None if reveal else seat)
     lines.append(color.cards(table.rstrip("\n"), game_name))

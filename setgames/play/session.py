@@ -25,6 +25,7 @@ import numpy as np
 from setgames.bots import Bot, make_bot, parse_bot_spec
 from setgames.checks import is_integer, parse_json, read_text, short_repr
 from setgames.game import Game, rng_from_seed
+from setgames.play.tools import table_tools
 from setgames.records import RecordError, make_record, validate_record
 
 __all__ = [
@@ -137,8 +138,14 @@ class Session:
                                      for s in range(game.num_players) if s != self.human_seat}
         self.hint_bot_name = hint_bot or strongest_bot_name(game_name)
         self.hint_bot = self._factory(self.hint_bot_name, 0)
+        # The hint bot's moves for the human seat are reseeded from this key: the seed by default (a
+        # saved game replays its hints), a secret of its own where the seed must stay hidden (the web
+        # table), since a bot seeded from the seed answers differently for another deal.
+        self.hint_key = self.seed
         self.actions: list[int] = []
         self.actors: list[int] = []  # seat that played actions[i]
+        self.draws: list[int | None] = []  # the card actions[i] drew from a pile, if any
+        self._drawn_card = table_tools(game_name).drawn_card
         self._states: list[Any] = [game.new_state(rng_from_seed(self.seed))]
         self._redo: list[list[int]] = []  # groups of actions, last undone last
 
@@ -186,6 +193,14 @@ class Session:
         """True when an undone step can be played again."""
         return bool(self._redo)
 
+    def last_drawn(self, seat: int) -> int | None:
+        """The card ``seat`` drew on its last draw from a pile (the game's table tools
+        tell), None when it has not drawn yet."""
+        for actor, card in zip(reversed(self.actors), reversed(self.draws), strict=True):
+            if actor == seat and card is not None:
+                return card
+        return None
+
     def seat_names(self) -> list[str]:
         """Per seat: ``"human"`` or the opponents' bot name."""
         return [HUMAN if s == self.human_seat else self.opponents for s in range(self.game.num_players)]
@@ -222,9 +237,12 @@ class Session:
         self.game.check_action(self.state, action)
         nxt = self.game.clone(self.state)
         self.game.apply(nxt, action)
+        drawn = None if self._drawn_card is None else self._drawn_card(self.game, self.state, nxt, seat,
+                                                                         int(action))
         self._states.append(nxt)
         self.actions.append(int(action))
         self.actors.append(seat)
+        self.draws.append(drawn)
 
     def play(self, action: int) -> None:
         """Play ``action`` for the human; this forgets the redo stack.
@@ -261,7 +279,7 @@ class Session:
         return seat, action
 
     def _bot_action(self, bot: Bot, seat: int) -> int:
-        bot.reset(bot_seed(self.seed, seat, self.ply))
+        bot.reset(bot_seed(self.hint_key if seat == self.human_seat else self.seed, seat, self.ply))
         # A clone, so that no bot can change the game by mistake.
         action = int(bot.act(self.game, self.game.clone(self.state), seat))
         self.game.check_action(self.state, action)
@@ -274,7 +292,7 @@ class Session:
         if not self.human_to_act():
             raise SessionError("no decision of yours is pending")
         bot = self.hint_bot
-        bot.reset(bot_seed(self.seed, self.human_seat, self.ply))
+        bot.reset(bot_seed(self.hint_key, self.human_seat, self.ply))
         action, reason = bot.explain(self.game, self.game.clone(self.state), self.human_seat)
         action = self.game.check_action(self.state, action)
         return Hint(action, self.label(action), str(reason or "").splitlines()[0] if reason else "",
@@ -301,7 +319,7 @@ class Session:
             raise SessionError("nothing to undo")
         i = len(self.actors) - 1 - self.actors[::-1].index(self.human_seat)
         group = self.actions[i:]
-        del self.actions[i:], self.actors[i:], self._states[i + 1:]
+        del self.actions[i:], self.actors[i:], self.draws[i:], self._states[i + 1:]
         self._redo.append(group)
         return len(group)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from setgames import registry
 
@@ -87,6 +87,9 @@ class TableTools:
         describe_events: ``(session, since) -> lines`` for the events after the mark.
         buttons: the web table's move buttons; with them a click on a card
             selects its move and a button plays it (without them a click plays).
+        drawn_card: ``(game, before, after, seat, action) -> card or None``, the card
+            ``seat`` drew from a pile with ``action`` (Bharg's draw, Tu Sac's hit), which
+            the pictures mark as just drawn; None for a move that draws nothing.
     """
 
     commands: tuple[TableCommand, ...] = ()
@@ -94,6 +97,7 @@ class TableTools:
     event_count: Callable[[Session], int] | None = None
     describe_events: Callable[[Session, int], list[str]] | None = None
     buttons: tuple[TableButton, ...] = ()
+    drawn_card: Callable[[Any, Any, Any, int, int], int | None] | None = None
 
 
 _NONE = TableTools()

@@ -9,20 +9,24 @@ game as it was.
 
 from __future__ import annotations
 
-import os
+import copy
+import functools
 import re
+import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from setgames import registry
 from setgames.draw import draw_state
-from setgames.play.session import LoadError, Session, SessionError, load_record
+from setgames.play.session import LoadError, Session, SessionError, load_record, make_named_bot
 from setgames.play.tools import TableTools, table_tools
 
 __all__ = ["BOT_CHOICES", "MAX_LOG", "TableError", "WebTable", "game_choices", "save_path"]
 
 BOT_CHOICES = ("random", "greedy", "ismcts:iterations=50", "ismcts")  # weakest to strongest
 MAX_LOG = 200  # lines of the move log kept per table
+Progress = Callable[[dict[str, Any]], None]
 _SAVE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -37,6 +41,12 @@ class TableError(ValueError):
 
 def game_choices() -> list[dict[str, Any]]:
     """Per registered game with an env: name, title and the player counts it allows."""
+    return copy.deepcopy(_game_choices())
+
+
+@functools.lru_cache(maxsize=1)
+def _game_choices() -> list[dict[str, Any]]:
+    # Every view carries the lobby's choices: built once, since each try builds a game.
     out = []
     for name in registry.game_names():
         if registry.describe(name).drawing is None:
@@ -76,22 +86,53 @@ def save_path(folder: Path, name: Any) -> Path:
     return path
 
 
-def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
+def _int(data: dict[str, Any], key: str, default: int | None = None, limit: int = 2**63) -> int:
     value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TableError(f"{key} must be an integer, not {value!r}")
+    # The bound keeps a 4000-digit number out of the game and out of the error message.
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise TableError(f"{key} must be an integer in 0..{limit - 1}, not {shown}")
     return value
+
+
+def _lobby_bot(game_name: str):
+    """A bot factory that builds only the lobby's bots: a save names its bots, and a name
+    outside the list (``ismcts:iterations=100000``, ``ppo:weights=/etc/shadow``) must not
+    reach the bot's constructor, which would search for minutes or open the file."""
+    def make(spec: str, seed: int | None):
+        if spec not in BOT_CHOICES:
+            raise ValueError(f"bot {spec!r} is not one of {', '.join(BOT_CHOICES)}")
+        return make_named_bot(spec, game_name, seed)
+    return make
+
+
+def _lobby_config(name: str, config: Any) -> None:
+    """Refuse a saved config the lobby could not have made (only the player count is chosen there)."""
+    allowed = next((g["players"] for g in game_choices() if g["name"] == name), None)
+    if allowed is None:
+        raise TableError(f"the save is of {name!r}, which is not played here")
+    for n in allowed:
+        try:
+            game = registry.make_game(name, num_players=n)
+        except TypeError:
+            game = registry.make_game(name)
+        if game.config_dict() == config:
+            return
+    raise TableError(f"the save's options {str(config)[:80]} are not among the lobby's choices")
 
 
 class WebTable:
     """One game between a person and bots, for one browser.
 
     Args:
-        save_dir: the only folder save and load touch.
+        save_dir: the only folder save and load touch (None: this table has no saves).
     """
 
-    def __init__(self, save_dir: Path):
-        self.save_dir = Path(save_dir)
+    #: The requests that take ``progress``: called with the view after every bot move.
+    PROGRESS = frozenset({"new_game", "move", "quick", "load"})
+
+    def __init__(self, save_dir: Path | None):
+        self.save_dir = None if save_dir is None else Path(save_dir)
         self.session: Session | None = None
         self.log: list[str] = []
 
@@ -105,6 +146,17 @@ class WebTable:
         if self.session is None:
             raise TableError("no game yet: start one", 409)
         return self.session
+
+    def _start(self, session: Session) -> None:
+        # The hints get a key of their own: seeded from the game's seed, they would answer
+        # differently for another deal of the cards the person cannot see.
+        session.hint_key = secrets.randbelow(2**63)
+        self.session, self.log = session, []
+
+    def _folder(self) -> Path:
+        if self.save_dir is None:
+            raise TableError("this table has no save folder", 409)
+        return self.save_dir
 
     def _say(self, line: str) -> None:
         self.log.append(line)
@@ -122,22 +174,24 @@ class WebTable:
             for line in describe(s, mark):
                 self._say(line.strip())
 
-    def _run_bots(self) -> None:
+    def _run_bots(self, progress: Progress | None = None) -> None:
         s = self.session
         while s.bot_to_act():
             mark = self._events_mark()
             seat, action = s.bot_move()
             self._record_move(seat, action, s.opponents, mark)
+            if progress is not None and s.bot_to_act():
+                progress(self.view())
 
     # ------------------------------------------------------------------ requests
-    def new_game(self, data: dict[str, Any]) -> dict[str, Any]:
+    def new_game(self, data: dict[str, Any], progress: Progress | None = None) -> dict[str, Any]:
         """Start a game: ``game``, ``players``, ``seat``, ``seed``, ``opponents``, ``hint_bot``."""
         name = data.get("game")
         if name not in registry.game_names():
             raise TableError(f"unknown game {name!r}; choose from {', '.join(registry.game_names())}")
         config: dict[str, Any] = {}
         if data.get("players") is not None:
-            config["num_players"] = _int(data, "players")
+            config["num_players"] = _int(data, "players", limit=100)
         try:
             game = registry.make_game(name, **config)
         except TypeError:
@@ -146,21 +200,23 @@ class WebTable:
                 raise TableError(f"{registry.game_title(name)} is played by {game.num_players}") from None
         except ValueError as e:
             raise TableError(str(e)) from None
-        seed = _int(data, "seed", int.from_bytes(os.urandom(6), "big"))
+        # A chosen seed is the person's own business; a random one spans all 63 bits, so that the
+        # person's own hand cannot be matched against every deal to find the seed.
+        seed = _int(data, "seed", secrets.randbelow(2**63))
         opponents, hint = data.get("opponents", "greedy"), data.get("hint_bot")
         for spec in (opponents, hint):
             if spec is not None and spec not in BOT_CHOICES:
                 raise TableError(f"bot {spec!r} is not one of {', '.join(BOT_CHOICES)}")
         try:
-            session = Session(game, name, seed, _int(data, "seat", 0), opponents, hint_bot=hint)
+            session = Session(game, name, seed, _int(data, "seat", 0, limit=100), opponents, hint_bot=hint)
         except ValueError as e:
             raise TableError(str(e)) from None
-        self.session, self.log = session, []
-        self._say(f"New {registry.game_title(name)} game, seed {seed}: you are player_{session.human_seat}")
-        self._run_bots()
+        self._start(session)
+        self._say(f"New {registry.game_title(name)} game: you are player_{session.human_seat}")
+        self._run_bots(progress)
         return self.view()
 
-    def move(self, data: dict[str, Any]) -> dict[str, Any]:
+    def move(self, data: dict[str, Any], progress: Progress | None = None) -> dict[str, Any]:
         """Play ``action`` for the person; a move the game warns about needs ``confirm``."""
         s = self._need()
         action = _int(data, "action")
@@ -176,15 +232,17 @@ class WebTable:
             raise TableError(warning.message, 409, {"warning": {"title": warning.title,
                                                                 "message": warning.message,
                                                                 "action": action}})
-        self._play(action)
+        self._play(action, progress)
         return self.view()
 
-    def _play(self, action: int) -> None:
+    def _play(self, action: int, progress: Progress | None = None) -> None:
         s = self.session
         mark = self._events_mark()
         s.play(action)
         self._record_move(s.human_seat, action, "you", mark)
-        self._run_bots()
+        if progress is not None and s.bot_to_act():
+            progress(self.view())
+        self._run_bots(progress)
 
     def hint(self) -> dict[str, Any]:
         """The hint bot's move with its reason; plays nothing."""
@@ -198,14 +256,14 @@ class WebTable:
                         "number": s.legal().index(h.action) + 1}
         return view
 
-    def quick(self) -> dict[str, Any]:
+    def quick(self, progress: Progress | None = None) -> dict[str, Any]:
         """Play the hint bot's move."""
         s = self._need()
         try:
             action = s.hint().action
         except SessionError as e:
             raise TableError(str(e), 409) from None
-        self._play(action)
+        self._play(action, progress)
         return self.view()
 
     def undo(self) -> dict[str, Any]:
@@ -255,8 +313,8 @@ class WebTable:
     def save(self, data: dict[str, Any]) -> dict[str, Any]:
         """Save the game as a record in the save folder, under ``name``."""
         s = self._need()
-        path = save_path(self.save_dir, data.get("name"))
-        self.save_dir.mkdir(parents=True, exist_ok=True)
+        path = save_path(self._folder(), data.get("name"))
+        path.parent.mkdir(parents=True, exist_ok=True)
         try:
             s.save(path)
         except SessionError as e:
@@ -264,23 +322,28 @@ class WebTable:
         self._say(f"Saved as {path.name}")
         return self.view()
 
-    def load(self, data: dict[str, Any]) -> dict[str, Any]:
+    def load(self, data: dict[str, Any], progress: Progress | None = None) -> dict[str, Any]:
         """Load the record ``name`` from the save folder and continue it."""
-        path = save_path(self.save_dir, data.get("name"))
+        path = save_path(self._folder(), data.get("name"))
         if not path.is_file():
             raise TableError(f"no saved game {path.name!r}", 404)
         try:
-            session = Session.from_record(load_record(path), registry.make_game)
+            record = load_record(path)
+            name = record.get("game")
+            if name not in registry.game_names():
+                raise TableError(f"the save is not of a game played here ({str(name)[:40]!r})")
+            _lobby_config(name, record.get("config"))
+            session = Session.from_record(record, registry.make_game, _lobby_bot(name))
         except LoadError as e:
             raise TableError(str(e)) from None
-        self.session, self.log = session, []
+        self._start(session)
         self._say(f"Loaded {path.name}: {session.ply} moves")
-        self._run_bots()
+        self._run_bots(progress)
         return self.view()
 
     def saves(self) -> list[str]:
         """The saved games' names."""
-        if not self.save_dir.is_dir():
+        if self.save_dir is None or not self.save_dir.is_dir():
             return []
         return sorted(p.name for p in self.save_dir.iterdir()
                       if p.is_file() and p.suffix in (".json", ".jsonl"))
@@ -300,10 +363,13 @@ class WebTable:
         seat = None if over else s.human_seat
         tools = self.tools
         return {
-            "game": s.game_name, "title": registry.game_title(s.game_name), "seed": s.seed, "ply": s.ply,
+            # The seed deals every hand: it is shown only once the game is over.
+            "game": s.game_name, "title": registry.game_title(s.game_name), "seed": s.seed if over else None,
+            "ply": s.ply,
             "players": s.game.num_players, "human_seat": s.human_seat, "to_act": s.to_act(),
             "over": over, "your_turn": mine, "opponents": s.opponents, "hint_bot": s.hint_bot_name,
-            "svg": draw_state(s.game, s.state, seat, legal).svg, "moves": moves,
+            "svg": draw_state(s.game, s.state, seat, legal,
+                              drawn=None if over else s.last_drawn(s.human_seat)).svg, "moves": moves,
             "can_undo": s.can_undo(), "can_redo": s.can_redo(), "log": self.log[-40:],
             "outcome": s.game.outcome(s.state) if over else None,
             "returns": list(s.game.returns(s.state)) if over else None,

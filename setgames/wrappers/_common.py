@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from setgames.batch.guard import SHORT_DEAL_MODES, as_actions
 from setgames.bots.base import Bot, RandomBot
 from setgames.checks import as_action
 from setgames.game import Game
@@ -29,8 +30,8 @@ __all__ = [
     "trainer_action",
 ]
 
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
-SHORT_DEALS_MODES = ("skip", "play")
+ILLEGAL_ACTION_MODES = ("terminate", "raise")  # the views' words: the batch's, the views' default first
+SHORT_DEALS_MODES = SHORT_DEAL_MODES
 RENDER_VIEWS = ("learner", "spectator")  # what a picture shows: the learner's view, or everything
 VECTOR_OPPONENTS = ("random", "greedy")  # the batch's own opponents, played in C
 
@@ -54,11 +55,9 @@ def integer_actions(actions: Any, n: int) -> np.ndarray:
     Raises:
         ValueError: floats, bools or anything else that is not integers (one line).
     """
-    arr = actions if type(actions) is np.ndarray else np.asarray(actions)
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"actions must be integers (an integer array or a list of ints of shape ({n},)), "
-                         f"got {arr.dtype}: they are not cast")
-    return arr
+    if not isinstance(actions, (np.ndarray, list, tuple)):  # a tensor, an array-like
+        actions = np.asarray(actions)
+    return as_actions(actions, n)
 
 
 def check_view_options(game: Any, config: dict[str, Any], opponents: Any, illegal_action: Any,

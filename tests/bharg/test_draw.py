@@ -14,8 +14,9 @@ from tests.setgames.draw.helpers import check_golden, move_ids, position, shown_
 
 
 def _piles(s) -> Counter:
-    # Both piles are face up (every card on them was seen); the picture shows the top two of each.
-    return Counter(s.discard[-2:] + s.aces[-2:])
+    # Both piles are face up (every card on them was seen); the picture shows the top two of each,
+    # and the discard pile's newest ten again as chips with their names.
+    return Counter(s.discard[-2:] + s.discard[-10:] + s.aces[-2:])
 
 
 @pytest.mark.parametrize("n", [2, 3])

@@ -217,3 +217,41 @@ def test_terminate_option_infos_are_numbers_and_outcome_words_them():
     assert out["reason"].startswith("illegal action 1 (")
     env.reset(seed=3)
     assert "illegal_action" not in env.outcome()  # a new game forgets it
+
+
+@pytest.mark.parametrize("module", ["tethsi_env", "bharg_env", "tusac_env"])
+@pytest.mark.parametrize("engine", [None, False])
+def test_an_env_pickles_mid_game_and_plays_on_the_same(module, engine):
+    import importlib
+    import pickle
+
+    mod = importlib.import_module(module)
+    for make in (mod.env, mod.raw_env):
+        env = make(engine=engine)
+        assert pickle.loads(pickle.dumps(env)).possible_agents == env.possible_agents  # before reset
+        env.reset(seed=21)
+        rng = np.random.default_rng(5)
+        copies = []
+        for step in range(400):
+            agent = env.agent_selection
+            if step in (0, 5, 15, 60):
+                copies.append((pickle.loads(pickle.dumps(env)), step))
+            if env.terminations[agent] or env.truncations[agent]:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
+            env.step(action)
+            for twin, _ in copies:
+                twin.step(action)
+                assert twin.agent_selection == env.agent_selection
+                assert twin._cumulative_rewards == env._cumulative_rewards
+                assert twin.terminations == env.terminations
+                if env.agents:
+                    a = env.agent_selection
+                    for key in ("observation", "action_mask"):
+                        np.testing.assert_array_equal(twin.observe(a)[key], env.observe(a)[key])
+            if not env.agents:
+                break
+        assert not env.agents and len(copies) >= 2
+        after = pickle.loads(pickle.dumps(env))  # and once the game is over
+        assert after.agents == [] and after.record() == env.record()

@@ -290,3 +290,23 @@ def test_replay_of_deep_huge_nul_or_binary_json_is_a_one_line_message(capsys, tm
     path.write_bytes(text.encode("latin-1"))
     status, _, err = _run(["replay", str(path)], capsys)
     _one_line_error(status, err, "r.jsonl")
+
+
+def test_replay_into_a_closed_pipe_ends_quietly(tmp_path):
+    from tests.setgames.draw.test_replay import _record
+
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(_record("tusac", 2, num_players=3)) + "\n")
+    proc = subprocess.run(f"{sys.executable} -m setgames.cli replay {path} | head -n 2", shell=True,
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2])
+    assert proc.stdout.count("\n") == 2 and proc.stderr == ""
+
+
+@pytest.mark.parametrize("argv", [["play", "tethsi", "--delay", "nan"], ["play", "tethsi", "--delay", "inf"],
+                                  ["bench", "--seconds", "nan"], ["bench", "--repeats", "0"],
+                                  ["bench", "--nonsense"], ["bench", "--only", "nosuch"]])
+def test_bad_numbers_and_options_are_refused_in_one_line(argv):
+    proc = subprocess.run([sys.executable, "-m", "setgames.cli", *argv], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL, cwd=Path(__file__).parents[2])
+    assert proc.returncode == 2 and proc.stdout.strip() == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and "error" in proc.stderr

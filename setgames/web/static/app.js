@@ -7,7 +7,7 @@ let selected = null;      // the selected move (games with move buttons: Tu Sac)
 let picks = [];           // Find Trash: the moves it points at, and where the cycle is
 let pickAt = 0;
 let toolText = "";        // what the tool said, kept under the selection
-let watching = null;      // the watch timer
+let watching = null;      // the watch WebSocket
 let pending = null;       // the move waiting for the warning's answer
 
 const $ = (id) => document.getElementById(id);
@@ -73,15 +73,19 @@ function show(v, keepMessage) {
   document.body.dataset.views = (+document.body.dataset.views || 0) + 1;
   fillForm(v);
   if (!keepMessage) say("");
+  $("policy").textContent = v.policy || "";
   if (!v.game) return;
+  document.title = v.title + " · setgames";
+  document.body.classList.toggle("over", !!v.over);
   $("table").innerHTML = v.svg;
+  fitTable();
   selected = null;
   picks = []; pickAt = 0;
   $("choices").innerHTML = "";
   let status;
   if (v.over) {
     const r = v.returns.map((x, s) => "player_" + s + " " + (x > 0 ? "+" : "") + x).join(", ");
-    status = "Game over: " + r;
+    status = "Game over: " + r + (v.seed !== null ? " (seed " + v.seed + ")" : "");
   } else if (v.your_turn) {
     status = v.title + ": your move (player_" + v.human_seat + ")";
   } else {
@@ -135,6 +139,28 @@ function show(v, keepMessage) {
     g.addEventListener("click", () => clickCard(+g.dataset.action));
   });
 }
+
+// On a narrow screen the table is drawn large enough that its narrowest card is ~42 CSS px
+// wide and the names on its chips (discard piles, Sets, melds) ~10.5 px (the table then
+// scrolls sideways); on a wide one it fills its column.
+function fitTable() {
+  const svg = $("table").querySelector("svg");
+  if (!svg) return;
+  if (window.innerWidth > 820) { svg.style.width = ""; return; }
+  const box = svg.viewBox.baseVal.width || +svg.getAttribute("width");
+  // Sizes as drawn now, in units of the picture: a card drawn inside a scaled group counts at its size.
+  const now = svg.getBoundingClientRect().width / box;
+  const cards = [...svg.querySelectorAll(".move > rect:first-of-type")].map((r) => r.getBoundingClientRect().width / now);
+  const narrowest = Math.min(...cards.filter((w) => w > 0), box);
+  const fonts = [...svg.querySelectorAll("[data-chip] text")].map((x) => +x.getAttribute("font-size"));
+  const textScale = fonts.length ? 10.5 / Math.min(...fonts) : 0;
+  // With no clickable card (another seat's turn, the end) the last size is kept: the cards are the same.
+  if (cards.length) cardScale[view.game] = 42 / narrowest;
+  const scale = Math.max($("table-wrap").clientWidth / box, cardScale[view.game] || 0, textScale);
+  svg.style.width = Math.round(box * scale) + "px";
+}
+const cardScale = {};  // per game: the scale at which its narrowest card is ~42 px
+window.addEventListener("resize", fitTable);
 
 function movesOf(button) {
   return view.moves.filter((m) => button.blocks.includes(m.block));
@@ -206,8 +232,24 @@ async function runCommand(name) {
 }
 
 function stopWatching() {
-  clearInterval(watching); watching = null;
+  if (watching) watching.close();
+  watching = null;
   $("watch").textContent = "Watch the bots";
+}
+
+// Watching: the server pushes every position over a WebSocket as the bots play it.
+function startWatching() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/ws");
+  watching = ws;
+  $("watch").textContent = "Stop watching";
+  ws.onopen = () => ws.send(JSON.stringify({ op: "watch" }));
+  ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (m.status !== 200) { say(m.error, true); return stopWatching(); }
+    show(m.view);
+    if (m.view.over) stopWatching();
+  };
+  ws.onerror = () => { say("the connection to the server was lost", true); stopWatching(); };
 }
 
 window.addEventListener("DOMContentLoaded", async () => {
@@ -230,6 +272,8 @@ window.addEventListener("DOMContentLoaded", async () => {
     const hint = h.body.hint;
     say("Hint (" + hint.bot + "): " + hint.number + ". " + hint.label + (hint.reason ? " (" + hint.reason + ")" : ""));
     document.querySelectorAll("#moves button").forEach((b) => b.classList.toggle("hinted", +b.dataset.action === hint.action));
+    // The hint points at the card on the table too, not only at the button.
+    document.querySelectorAll("#table .move").forEach((g) => g.classList.toggle("hinted", +g.dataset.action === hint.action));
   };
   $("quick").onclick = () => simple("quick");
   $("quick-select").onclick = async () => {
@@ -241,18 +285,15 @@ window.addEventListener("DOMContentLoaded", async () => {
   };
   $("undo").onclick = () => simple("undo");
   $("redo").onclick = () => simple("redo");
-  $("save").onclick = () => simple("save", { name: $("save-name").value });
+  $("save").onclick = async () => {
+    const name = $("save-name").value;
+    const r = await simple("save", { name });
+    if (r.ok) say("Saved as " + r.body.saves.find((s) => s === name || s === name + ".json") + ".");
+  };
   $("load").onclick = () => { stopWatching(); simple("load", { name: $("saves").value }); };
   $("watch").onclick = () => {
     if (watching) return stopWatching();
-    $("watch").textContent = "Stop watching";
-    watching = setInterval(async () => {
-      if (!view || !view.game || view.over) return stopWatching();
-      const s = await api("step");
-      if (!s.ok) { say(s.body.error, true); return stopWatching(); }
-      show(s.body);
-      if (s.body.over) stopWatching();
-    }, 350);
+    if (view && view.game && !view.over) startWatching();
   };
   $("warn-yes").onclick = () => { $("warning").hidden = true; play(pending, true); };
   $("warn-no").onclick = () => { $("warning").hidden = true; say("Not played."); };

@@ -163,3 +163,30 @@ def test_ctrl_c_inside_the_bookkeeping_of_a_game_waits_for_its_end():
         done.append("recorded")
     assert done == ["kept", "recorded"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_second_ctrl_c_while_saving_leaves_results_and_records_agreeing(tmp_path, monkeypatch):
+    import signal
+
+    from setgames.arena import runner
+
+    summarise = runner._summarise
+    pressed = []
+
+    def summarise_and_press_again(*args, **kwargs):
+        if not pressed:  # the second Ctrl-C lands while the results are being written up
+            pressed.append(1)
+            signal.raise_signal(signal.SIGINT)
+        return summarise(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "_summarise", summarise_and_press_again)
+    _InterruptingBot.moves = 0
+    bot = BotSpec("interrupting", "interrupting", (("after", 25),), factory=_interrupting_factory)
+    with pytest.raises(KeyboardInterrupt):
+        run_arena([TOY], ["random", bot], games_per_pairing=40, seed=0, out=tmp_path, progress=False)
+    assert pressed
+    saved = json.loads((tmp_path / RESULTS_FILE).read_text())
+    played = len(saved["arenas"][0]["games"])
+    assert saved["interrupted"] and 0 < played < 40
+    assert len(load_records(tmp_path / RECORDS_FILE)) == played
+    assert not list(tmp_path.glob("*.tmp"))

@@ -25,11 +25,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 
 def _run_child(script: str, timeout: float) -> str:
     """Run ``script`` in a fresh interpreter with glibc's strict heap checks; its stdout."""
-    env = dict(os.environ, MALLOC_CHECK_="3", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, MALLOC_CHECK_="3",
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=ROOT)
-    assert proc.returncode == 0, (
-        f"child exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
+    assert proc.returncode == 0, (f"child exited {proc.returncode}:\n{proc.stdout[-2000:]}\n"
+                                  f"{proc.stderr[-4000:]}")
     return proc.stdout
 
 
@@ -102,8 +103,14 @@ def child_work(b, expect_torn):
     try:
         b.step(b.sample())
     except RuntimeError as e:
-        assert "forked" in str(e) and "reset()" in str(e), e
+        assert "forked while another thread was inside" in str(e) and "call reset() first" in str(e), e
+        assert len(str(e).splitlines()) == 1
         torn = True
+        try:
+            b.reset(mask=np.arange(512) < 3)
+            raise AssertionError("a partial reset of a torn batch was accepted")
+        except RuntimeError as e2:
+            assert "reset every slot" in str(e2), e2
         b.reset()
         b.step(b.sample())
     assert torn or not expect_torn
@@ -179,20 +186,7 @@ def test_fork_in_every_pool_state_leaves_a_child_that_steps_and_exits(name, conf
     for state, got in codes.items():
         assert got and all(c in (10, 11) for c in got), (state, got)
     assert all(c == 10 for state in ("sleeping", "spinning", "spinning_exit") for c in codes[state])
-
-
-def test_a_batch_caught_mid_call_by_a_fork_says_reset_in_one_line():
-    """The torn state is the child's only: every call but a full reset is refused in one line."""
-    b = make_batch(make_game("tethsi"), 8, seed=1)
-    b.reset()
-    b._lock.acquire()  # as a parent thread inside a call at the fork would hold it
-    b._pid = -1        # as a forked child sees it
-    with pytest.raises(RuntimeError, match=r"forked while another thread was inside .* call reset\(\) first"):
-        b.step(b.mask.argmax(1))
-    with pytest.raises(RuntimeError, match="reset every slot"):
-        b.reset(mask=np.arange(8) < 2)
-    b.reset()
-    b.step(b.sample())
+    assert 11 in codes["mid_step"]  # some forks caught a step (1 in 2 when the issue was filed)
 
 
 @pytest.mark.parametrize(("name", "config"), GAMES, ids=IDS)

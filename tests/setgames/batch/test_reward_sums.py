@@ -91,13 +91,16 @@ def test_short_deals_are_counted_or_played_as_the_learners_losses():
     play.reset()
     losses = 0
     for _ in range(300):
-        short = [i for i in range(256) if play.legal_actions(i) == [0] and game.is_over(play.state(i))]
+        short = {i: play.state(i) for i in range(256) if play.legal_actions(i) == [0]
+                 and game.is_over(play.state(i))}
         for i in short:
             assert play.mask[i].tolist() == [1] + [0] * (play.num_actions - 1)
             assert play.seat[i] == play.learner_seat[i]
+        seats = play.learner_seat.copy()
         play.step(play.sample())
-        for i in short:
+        for i, final in short.items():
             assert play.terminated[i] or play.truncated[i]
-            assert play.learner_reward[i] < 0
+            assert play.learner_reward[i] == game.returns(final)[seats[i]] <= 0
+            assert game.outcome(final)["winner"] != seats[i]
             losses += 1
     assert losses > 0 and play.skipped_deals.sum() == 0

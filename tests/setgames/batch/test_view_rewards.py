@@ -107,7 +107,8 @@ def _check(players, opponents, seat, games):
         return BatchVectorEnv("bharg", N, **_options(players, opponents, seat)), False
 
     views = [gym_view]
-    if importlib.util.find_spec("stable_baselines3") is not None:  # the SB3 view needs the [train] extra
+    # The SB3 view needs the train extra (.ci/train-smoke runs this file with it).
+    if importlib.util.find_spec("stable_baselines3") is not None:
         from setgames.batch.sb3_vec import BatchVecEnv
 
         views.append(lambda: (BatchVecEnv("bharg", N, **_options(players, opponents, seat)), True))

@@ -347,3 +347,81 @@ def test_a_move_head_that_does_not_fit_its_features_is_refused_in_one_line(tmp_p
         assert "\n" not in str(info.value)
     policy.head = RowHeadWeights(layers, np.array([0, 1, 2, 3]), 10.0, 2)
     assert load_policy(policy.save(tmp_path / "ok.npz")).head.tie == 2
+
+
+def _arrays(game, folder):
+    """A good weights file's arrays, to spoil one at a time."""
+    path = _random_policy(game).save(folder / "good.npz")
+    with np.load(path) as data:
+        return dict(data)
+
+
+def _zip_bomb(path, size=640 * 2**20):
+    """A zip whose one member inflates to ``size`` bytes of zeros (a few MB on disk)."""
+    import zipfile
+
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1, np.float32))
+    header["shape"] = (size // 4,)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z, z.open("w0.npy", "w", force_zip64=True) as f:
+        np.lib.format.write_array_header_1_0(f, header)
+        chunk = bytes(2**24)
+        for _ in range(size // len(chunk)):
+            f.write(chunk)
+    return path
+
+
+@pytest.mark.parametrize("spoil", [
+    "empty", "truncated", "w0 0-d", "w0 nan", "b1 inf", "w1 wrong shape", "b0 wrong shape", "w0 strings",
+    "w0 complex", "w0 bools", "b0 ints", "meta 2-d", "meta_obs_size float", "header lies", "object array",
+    "not npy"])
+def test_a_hostile_or_broken_weights_file_is_refused_at_load_in_one_line(tmp_path, spoil):
+    import zipfile
+
+    game = make_game("tethsi")
+    path = tmp_path / "bad.npz"
+    arrays = _arrays(game, tmp_path)
+    w0, w1 = arrays["w0"], arrays["w1"]
+    edits = {"w0 0-d": {"w0": np.float32(1.0)}, "w0 nan": {"w0": np.where(w0 == w0.flat[0], np.nan, w0)},
+             "b1 inf": {"b1": np.full_like(arrays["b1"], np.inf)},
+             "w1 wrong shape": {"w1": w1[:-1]}, "b0 wrong shape": {"b0": arrays["b0"][:-1]},
+             "w0 strings": {"w0": w0.astype(str)}, "w0 complex": {"w0": w0.astype(np.complex64)},
+             "w0 bools": {"w0": w0 > 0}, "b0 ints": {"b0": arrays["b0"].astype(np.int32)},
+             "meta 2-d": {"meta_game": np.array([["tethsi"]])},
+             "meta_obs_size float": {"meta_obs_size": np.array(float(arrays["meta_obs_size"]))}}
+    if spoil == "empty":
+        path.write_bytes(b"")
+    elif spoil == "truncated":
+        np.savez(path, **arrays)
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif spoil == "header lies":  # a tiny member whose header asks for a 4 GB array
+        np.savez(path, **arrays)
+        header = np.lib.format.header_data_from_array_1_0(w0)
+        header["shape"] = (2**30,)
+        with zipfile.ZipFile(path, "a") as z, z.open("e0.npy", "w") as f:
+            np.lib.format.write_array_header_1_0(f, header)
+            f.write(bytes(64))
+    elif spoil == "object array":
+        with zipfile.ZipFile(path, "w") as z, z.open("w0.npy", "w") as f:
+            np.lib.format.write_array(f, np.array([{}], dtype=object), allow_pickle=True)
+    elif spoil == "not npy":
+        np.savez(path, **arrays)
+        with zipfile.ZipFile(path, "a") as z:
+            z.writestr("notes.txt", "hi")
+    else:
+        np.savez(path, **{**arrays, **edits[spoil]})
+    with pytest.raises(WeightsError) as err:
+        load_policy(path, game)
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+    with pytest.raises(ValueError):
+        make_bot("ppo", "tethsi", 0, weights=str(path))
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path):
+    import resource
+
+    path = _zip_bomb(tmp_path / "bomb.npz")
+    assert path.stat().st_size < 2 * 2**20
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(WeightsError, match="MB"):
+        load_policy(path, make_game("tethsi"))
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 * 1024  # KB: nothing inflated

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -75,3 +76,28 @@ def test_every_frame_of_a_game_has_one_size(name, config):
             break
         game.apply(state, rng.choice(game.legal_actions(state)))
     assert len(sizes) == 1
+
+
+def test_tu_sac_s_status_names_only_what_is_legal_for_the_viewer():
+    import re
+
+    from setgames.draw import draw_state
+    from setgames.game import rng_from_seed
+    from tusac_env.layout import DISCARD0, HIT, PASS
+    from tusac_env.rules import TuSacGame
+
+    game = TuSacGame(num_players=2)
+    seen = set()
+    for seed in range(6):
+        state = game.new_state(rng_from_seed(seed))
+        rng = random.Random(seed)
+        while not game.is_over(state):
+            legal = game.legal_actions(state)
+            said = re.search(r"player_\d to ([a-z ]+)<", draw_state(game, state, game.current_seat(state),
+                                                                     legal).svg).group(1)
+            can = {"meld": any(a < HIT for a in legal), "hit": HIT in legal, "pass": PASS in legal,
+                   "discard": any(a >= DISCARD0 for a in legal)}
+            assert set(said.split(" or ")) == {k for k, ok in can.items() if ok}, (said, legal)
+            seen.add(said)
+            game.apply(state, rng.choice(legal))
+    assert "hit" in seen  # a response where no meld is legal: the case the old wording got wrong

@@ -38,7 +38,7 @@ def test_one_frame_a_move_with_only_that_move_outlined(name, config):
     for (caption, svg), a in zip(frames, rec["actions"], strict=False):
         assert caption.endswith(f"plays {game.action_to_str(a)}")
         assert set(move_ids(svg)) <= {a}
-    assert frames[-1][0].startswith("final:") and move_ids(frames[-1][1]) == []
+    assert frames[-1][0].startswith("the end:") and move_ids(frames[-1][1]) == []
 
 
 def test_the_page_holds_every_frame_and_nothing_from_elsewhere():
@@ -58,4 +58,27 @@ def test_cli_replay_writes_the_page(tmp_path, capsys):
     out = tmp_path / "g.html"
     assert main(["replay", str(path), "--html", str(out)]) == 0
     assert "wrote" in capsys.readouterr().out
-    assert out.read_text().count("step ") >= len(rec["actions"])
+    assert out.read_text().count("move ") >= len(rec["actions"])
+
+
+def test_a_hostile_seat_name_cannot_break_the_page_or_the_terminal(tmp_path, capsys):
+    html5lib = pytest.importorskip("html5lib")
+    rec = _record("tethsi", 8)
+    rec["seats"] = ["<!--<script>", "</script><b>\x1b[2J\u202e"]
+    page = replay_html(rec)
+    tree = html5lib.parse(page, namespaceHTMLElements=False)
+    scripts = tree.findall(".//script")
+    # One script, ending where the page's ends, and every element after it still an element.
+    assert len(scripts) == 1 and scripts[0].text.rstrip().endswith("show(0);")
+    assert tree.find(".//div[@id='frame']") is not None and tree.find(".//b") is None
+    frames = json.loads(re.search(r"const FRAMES = (.*);\n", scripts[0].text).group(1))
+    assert "(<!--<script>)" in frames[0][0] and "\x1b" not in json.dumps(frames)
+    assert "<title>Tet Hsi: " in page and "seed" not in page.split("</title>")[0]
+    # The caption counts moves as the counter does: "move 1 of N" beside "move 1 / N".
+    assert frames[0][0].startswith(f"move 1 of {len(rec['actions'])}:")
+    assert '"move " + (at + 1) + " / " + (FRAMES.length - 1)' in page
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "?[2J" in out

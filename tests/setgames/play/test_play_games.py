@@ -246,7 +246,7 @@ def test_tusac_shows_claims_and_hit_cards():
     (["tusac", "--seat", "4"], "seat 4"),
     (["tusac", "--seed", "-3"], "seed -3"),
     (["tusac", "--opponents", "wizard"], "unknown bot 'wizard'"),
-    (["tusac", "--delay", "-1"], "--delay -1.0 must be >= 0"),
+    (["tusac", "--delay", "-1"], "--delay -1.0 must be a number of seconds in 0..60"),
     (["tusac", "--load", "/nonexistent/save.json"], "cannot read '/nonexistent/save.json'"),
 ])
 def test_bad_arguments_end_with_one_line_and_status_2(argv, message):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,17 +15,22 @@ from setgames.web.server import COOKIE, TableServer, make_server
 
 
 @contextmanager
-def running_server(save_dir: Path) -> Iterator[TableServer]:
-    """A server in a thread, shut down on exit."""
-    server = make_server("127.0.0.1", 0, save_dir)
+def running_server(save_dir: Path, **limits: int) -> Iterator[TableServer]:
+    """A server in a thread, answering before it is yielded; shut down on exit."""
+    server = make_server("127.0.0.1", 0, save_dir, **limits)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    deadline = time.monotonic() + 30
+    while not server.uvicorn.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.01)
     try:
         yield server
     finally:
         server.shutdown()
+        thread.join(10)
         server.server_close()
-        thread.join(5)
 
 
 class Client:

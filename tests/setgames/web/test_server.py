@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from setgames.web.server import COOKIE
 from tests.setgames.web.helpers import Client, running_server
 
 
@@ -40,7 +41,7 @@ def test_refuses_other_hosts_other_methods_and_non_json(server):
     assert c.request("POST", "/api/new", raw=b"{oops")[0] == 400
     assert c.request("POST", "/api/new", raw=b"[1, 2]")[0] == 400
     assert c.request("POST", "/api/launch", {})[0] == 404
-    assert c.request("POST", "/api/new", raw=b"x" * (70 * 1024))[0] == 400
+    assert c.request("POST", "/api/new", raw=b"x" * (70 * 1024))[0] == 413
 
 
 def test_bad_and_illegal_requests_leave_the_game_unchanged(server):
@@ -80,7 +81,7 @@ def test_save_and_load_stay_in_the_save_folder(server, tmp_path):
     assert not (tmp_path / "escape.json").exists()
     status, view = c.post("save", {"name": "mine"})
     assert status == 200 and view["saves"] == ["mine.json"]
-    record = json.loads((tmp_path / "saves" / "mine.json").read_text())
+    record = json.loads((server.tables.folder(c.cookie) / "mine.json").read_text())
     assert record["game"] == "tethsi" and len(record["actions"]) == ply
     c.post("new", {"game": "bharg", "seed": 1})
     status, view = c.post("load", {"name": "mine.json"})
@@ -116,3 +117,59 @@ def test_a_discard_that_is_not_among_the_worst_asks_first(server):
     status, view = c.post("move", {"action": risky[0], "confirm": True})
     assert status == 200 and view["ply"] > before[0]
     assert view["log"][1] == f"player_0 (you): {game.action_to_str(risky[0])}"
+
+
+def _socket(server, cookie, origin=None):
+    from websockets.sync.client import connect
+
+    port = server.server_address[1]
+    headers = {"Cookie": f"{COOKIE}={cookie}"} if cookie else {}
+    return connect(f"ws://127.0.0.1:{port}/api/ws", additional_headers=headers, origin=origin,
+                   open_timeout=10, close_timeout=5)
+
+
+def test_the_socket_pushes_the_bots_moves_and_the_watched_game(server, monkeypatch):
+    from setgames.web import server as server_module
+
+    monkeypatch.setattr(server_module, "WATCH_DELAY", 0.0)  # the page's pace is for people
+    c = Client(server)
+    view = c.post("new", {"game": "bharg", "players": 3, "seat": 0, "seed": 5, "opponents": "random",
+                          "hint_bot": "random"})[1]
+    with _socket(server, c.cookie, origin=f"http://127.0.0.1:{server.server_address[1]}") as ws:
+        pushed = 0
+        for _ in range(60):  # moves until the bots have replied twice in a row (a turn has several moves)
+            ws.send(json.dumps({"op": "move", "action": view["moves"][0]["action"]}))
+            answers = [json.loads(ws.recv(timeout=30))]
+            while answers[-1].get("push"):
+                answers.append(json.loads(ws.recv(timeout=30)))
+            # Each position as it comes: the person's move, each bot's but the last, then the answer.
+            plies = [a["view"]["ply"] for a in answers]
+            assert plies == list(range(view["ply"] + 1, view["ply"] + 1 + len(plies)))
+            view = answers[-1]["view"]
+            assert view == {**c.state(), "policy": view["policy"]}
+            pushed += len(answers) - 1
+            if pushed >= 2 or view["over"]:
+                break
+        assert pushed >= 2
+        ws.send(json.dumps({"op": "watch"}))
+        last = None
+        for _ in range(2000):
+            last = json.loads(ws.recv(timeout=30))
+            assert last["status"] == 200
+            if last["view"]["over"]:
+                break
+        assert last["view"]["over"] and last["view"]["ply"] == c.state()["ply"]
+        ws.send("{oops")
+        assert json.loads(ws.recv(timeout=10))["status"] == 400
+        ws.send(json.dumps({"op": "launch"}))
+        assert json.loads(ws.recv(timeout=10))["status"] == 404
+
+
+def test_the_socket_is_refused_to_other_sites(server):
+    import websockets
+
+    c = Client(server)
+    c.post("new", {"game": "tethsi"})
+    with pytest.raises(websockets.exceptions.WebSocketException), \
+            _socket(server, c.cookie, origin="http://evil.example") as ws:
+        ws.recv(timeout=10)

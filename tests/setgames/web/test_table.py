@@ -98,3 +98,12 @@ def test_serve_is_a_command_and_binds_this_machine_only(tmp_path):
         assert server.server_address[0] == "127.0.0.1"
     finally:
         server.server_close()
+
+
+@pytest.mark.parametrize("spec", ["exec:/bin/sh -c 'touch /tmp/pwned'", "os:system",
+                                  "tests.setgames.bots.faulty_bots:FirstLegalBot", "some_plugin"])
+def test_the_lobby_names_its_allow_list_only(tmp_path, spec):
+    table = WebTable(tmp_path)
+    for key in ("opponents", "hint_bot"):
+        with pytest.raises(TableError, match="is not one of"):
+            table.new_game({"game": "tethsi", key: spec})

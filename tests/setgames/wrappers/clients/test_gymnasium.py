@@ -18,8 +18,8 @@ from tests.setgames.wrappers.clients.helpers import GAMES, legal_choice
 
 @pytest.mark.parametrize("game", GAMES)
 def test_env_checker_passes_on_the_made_env_without_a_warning(game):
-    # The checker renders every declared mode, rgb_array frames included.
-    pytest.importorskip("resvg_py", reason="needs the [pictures] extra: pip install -e '.[pictures]'")
+    # The checker renders every mode the env lists, rgb_array included.
+    pytest.importorskip("resvg_py", reason="needs the pictures extra: pip install -e '.[pictures]'")
     env = gym.make(ENV_IDS[game], render_mode="ansi")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. "cannot test render modes" without render_fps
