@@ -64,7 +64,7 @@ def test_the_learners_rewards_sum_to_its_returns_game_by_game(name, config, oppo
         assert skipped == 0  # a Tet Hsi game cannot end before each seat has moved
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize(("name", "config", "opponents", "seat"), CONFIGS, ids=IDS)
 @pytest.mark.parametrize("short_deals", ["skip", "play"])
 def test_the_learners_rewards_sum_to_its_returns_over_thousands_of_games(name, config, opponents, seat,

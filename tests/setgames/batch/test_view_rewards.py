@@ -125,7 +125,7 @@ def test_views_pay_every_reward_of_the_learners_seat(players, opponents, seat):
     _check(players, opponents, seat, 1500)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("seat", ["rotate", "random"])
 @pytest.mark.parametrize("opponents", ["greedy", "random"])
 @pytest.mark.parametrize("players", [2, 3])
