@@ -855,12 +855,15 @@ cdef class Engine:
         if max(len(state.deck), len(state.discard), len(state.aces)) > MAXPILE:
             raise ValueError(f"a pile of the state holds more than the {MAXPILE} cards an engine pile can")
         memset(s, 0, sizeof(BState))
+        # The validator lets round_points be empty (states written before the field was
+        # filled): zeros then, never a read past the list (the bounds checks are off here).
+        points = state.round_points or [0] * n
         for p in range(n):
             s.hands[p] = state.hands[p]
             s.known[p] = state.known[p]
             s.scores[p] = state.scores[p]
             s.rewards[p] = state.rewards[p]
-            s.round_points[p] = state.round_points[p]
+            s.round_points[p] = points[p]
         _recode(s, n)
         s.deck_len = len(state.deck)
         for i in range(s.deck_len):

@@ -212,6 +212,23 @@ def test_load_neither_keeps_nor_changes_the_state():
     assert eng.to_json()["hands"][0] != 0
 
 
+def test_load_takes_a_state_without_round_points_as_zeros():
+    """The validator accepts an empty ``round_points`` (states written before the field was
+    filled); the engine loads it as zeros, the rules layer's reading, and plays on alike (it
+    read past the empty list: a SIGSEGV found by the slow state fuzzer, case 1203)."""
+    game = BhargGame(num_players=3, target_score=50)
+    state = game.new_state(rng_from_seed(11))
+    game.apply(state, DRAW_DECK)
+    state.round_points = []
+    game.validate(state)
+    eng = Engine(game)
+    eng.load(state)
+    assert eng.to_json()["round_points"] == [0, 0, 0]
+    for seat in range(3):
+        np.testing.assert_array_equal(eng.observe(seat), game.observe(state, seat))
+    assert eng.legal_actions() == game.legal_actions(state)
+
+
 def test_observations_are_fresh_writable_arrays():
     game = BhargGame()
     state = game.new_state(rng_from_seed(3))
