@@ -15,7 +15,7 @@ cdef enum:
 cdef class GuardedCore:
     cdef int _busy              # a call is inside (the GIL makes its test-and-set atomic)
     cdef unsigned _fork_gen     # the process's fork count when the batch last checked it
-    cdef bint _dealt, _torn
+    cdef bint _dealt, _torn, _disabled   # _disabled: autoreset "disabled" (read every step)
     cdef sg_pool *pool
     cdef int pool_threads
     cdef readonly int num_envs, num_threads

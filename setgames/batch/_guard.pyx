@@ -37,6 +37,7 @@ cdef class GuardedCore:
         self._fork_gen = sg_fork_count()
         (num_envs, seed, num_threads, opponents, learner_seat, autoreset, illegal_action, illegal_reward,
          short_deals) = opts
+        self._disabled = autoreset == "disabled"
         self._setup(game, num_envs, seed, num_threads, opponents, learner_seat, autoreset, illegal_action,
                     illegal_reward, short_deals)
 
@@ -113,7 +114,7 @@ cdef class GuardedCore:
                     actions = as_actions(actions, self.num_envs)
             else:
                 actions = as_actions(actions, self.num_envs)
-            if self.autoreset == "disabled":
+            if self._disabled:
                 over = self._over_slots()
                 if over.size:
                     raise ValueError(f"step(): the game of slot(s) {short_repr(over.tolist(), 60)} is over "
