@@ -36,7 +36,8 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-_SOURCES = sorted(glob("*_env/_*.pyx") + glob("setgames/_*.pyx") + glob("setgames/batch/_*.pyx"))
+_SOURCES = sorted(glob("*_env/_*.pyx") + glob("setgames/_*.pyx") + glob("setgames/batch/_*.pyx")
+                  + glob("setgames/search/_*.pyx"))
 POPCNT_ENV_VAR = "SETGAMES_POPCNT"
 
 

@@ -324,6 +324,7 @@ class BhargGame(Game[BhargState]):
     version = 0
     engine_module = "bharg_env._engine"
     batch_module = "bharg_env._batch"
+    search_module = "bharg_env._search"
 
     def __init__(self, num_players: int = 2, excuse: bool = False, pawns: bool = False,
                  courts: bool = False, target_score: int | None = None,

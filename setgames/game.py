@@ -51,6 +51,8 @@ class Game(abc.ABC, Generic[S]):
     engine_module: ClassVar[str | None] = None
     # Module of the game's batched engine (a ``Batch`` class, see setgames.batch), None for none.
     batch_module: ClassVar[str | None] = None
+    # Module of the game's engine as the compiled search's table (see setgames.search), None for none.
+    search_module: ClassVar[str | None] = None
 
     config: Any
     num_players: int

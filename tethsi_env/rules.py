@@ -212,6 +212,7 @@ class TetHsiGame(Game[TetHsiState]):
     env_name = "tethsi_v0"
     engine_module = "tethsi_env._engine"
     batch_module = "tethsi_env._batch"
+    search_module = "tethsi_env._search"
     version = 0
 
     def __init__(self, first_player: int | str = 0):

@@ -17,15 +17,17 @@ from setgames import registry
 from setgames.bots.base import Bot, RandomBot
 from setgames.bots.ismcts import IsmctsBot
 from setgames.bots.ppo import PpoBot
+from setgames.bots.search import SearchBot
 
 __all__ = ["BOT_DESCRIPTIONS", "BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
 
-BOT_NAMES = ("random", "greedy", "ismcts", "ppo")
+BOT_NAMES = ("random", "greedy", "ismcts", "ppo", "search")
 BOT_DESCRIPTIONS = {
     "random": "uniform over the legal actions",
     "greedy": "the game's rule-based player (in its package)",
     "ismcts": "information-set Monte Carlo tree search (options: iterations, c, rollout, ...)",
     "ppo": "the trained policy shipped with the game's package",
+    "search": "compiled determinized search with greedy play-outs (options: iters, ms)",
 }
 _NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's options
 
@@ -57,8 +59,8 @@ def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any)
         cls: type[Bot] = RandomBot
     elif name == "greedy":
         cls = greedy_class(game_name)
-    elif name in ("ismcts", "ppo"):
-        search_or_policy = IsmctsBot if name == "ismcts" else PpoBot
+    elif name in ("ismcts", "ppo", "search"):
+        search_or_policy = {"ismcts": IsmctsBot, "ppo": PpoBot, "search": SearchBot}[name]
         _check_options(name, search_or_policy, options)
         try:
             return search_or_policy(seed, game_name=game_name, **options)

@@ -1,0 +1,103 @@
+"""The ``search`` bot: the compiled determinized search (:mod:`setgames.search`) on the game's engine.
+
+Each decision re-deals the cards its seat has not seen, many times, and on
+every deal plays each legal action then the game's greedy bot for every seat
+to the end; the move is the action with the best mean return (the algorithm
+and why it is this one: :mod:`setgames.search._pimc`). It runs in C without
+the GIL, on one core.
+
+Budget: ``iters`` re-deals per decision (the same moves on any machine: what
+the arena's strength tables use) and/or ``ms`` milliseconds per decision (what
+a time control wants; the moves then depend on the machine's speed). With
+neither, :data:`DEFAULT_ITERS`. Every decision draws its search's seed from
+the bot's generator, so a seeded bot replays its games.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from setgames import registry
+from setgames.bots.base import Bot
+from setgames.engine import engine_class
+from setgames.game import Game
+from setgames.search import search_module
+from setgames.search.budget import check_budget, check_z
+
+__all__ = ["DEFAULT_ITERS", "DEFAULT_Z", "SearchBot"]
+
+DEFAULT_Z = 1.0
+DEFAULT_ITERS = 512  # where Tet Hsi's strength against greedy levels off (docs/guides/bots.md)
+_SEED_SPAN = 2**63
+
+
+class SearchBot(Bot):
+    """Compiled determinized search with greedy play-outs.
+
+    Args:
+        seed: seeds the bot's generator (each decision's search seed is drawn from it).
+        game_name: the game it will play (its compiled search must be built).
+        iters: re-deals per decision.
+        ms: milliseconds per decision (with ``iters`` too, the first reached stops it).
+        z: how many standard errors of the paired difference another move must beat the
+            greedy move by to be played instead (0: the best mean).
+    """
+
+    name = "search"
+
+    def __init__(self, seed: int | None = None, game_name: str = "tethsi", iters: int | None = None,
+                 ms: float | None = None, z: float = DEFAULT_Z):
+        super().__init__(seed)
+        if iters is None and ms is None:
+            iters = DEFAULT_ITERS
+        self.iters, self.ms = check_budget(iters, ms)
+        self.z = check_z(z)
+        self.game_name = game_name
+        game = registry.make_game(game_name)
+        if search_module(game) is None:
+            raise ValueError(f"the search bot needs {game_name}'s compiled engine and search, which are not "
+                             f"built here (install with a C compiler)")
+        self._engines: dict[Any, Any] = {}
+        self.last: tuple[Any, ...] | None = None  # the last search's (action, legal, values, iters, ms)
+
+    def _budget(self) -> dict[str, Any]:
+        return {"iters": self.iters or None, "ms": self.ms or None}
+
+    def _search(self, game: Game, engine: Any) -> int:
+        module = search_module(game)
+        seed = int(self.rng.integers(_SEED_SPAN))
+        self.last = module.search(engine, seed=seed, z=self.z, **self._budget())
+        return int(self.last[0])
+
+    def _engine_for(self, game: Game) -> Any:
+        key = (type(game), repr(game.config))
+        engine = self._engines.get(key)
+        if engine is None:
+            engine = self._engines[key] = engine_class(game)(game)
+        return engine
+
+    def act(self, game: Game, state: Any, seat: int) -> int:
+        """The searched move for ``seat`` (the seat to act) in the rules-layer ``state``."""
+        engine = self._engine_for(game)
+        engine.load(state)
+        return self._search(game, engine)
+
+    def explain(self, game: Game, state: Any, seat: int) -> tuple[int, str]:
+        """The move and its mean return over the search's re-deals."""
+        action = self.act(game, state, seat)
+        _, legal, values, iters, _ms = self.last
+        k = list(legal).index(action)
+        return action, f"mean return {values[k]:+.2f} over {iters} re-deals ({len(legal)} moves)"
+
+    def supports_engine(self, game: Game, engine: Any) -> bool:
+        """Searches a compiled engine in place (the same move as :meth:`act` on its state)."""
+        return self._moves_as(SearchBot) and search_module(game) is not None and isinstance(
+            engine, engine_class(game))
+
+    def act_engine(self, game: Game, engine: Any, seat: int) -> int:
+        """:meth:`act` on the position ``engine`` holds, without leaving C."""
+        return self._search(game, engine)
+
+    def __repr__(self) -> str:
+        budget = ", ".join(f"{k}={v}" for k, v in self._budget().items() if v is not None)
+        return f"SearchBot({budget})"
