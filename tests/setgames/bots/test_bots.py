@@ -14,7 +14,7 @@ from tests.setgames.arena.toy_multi import MultiToyGame
 from tests.setgames.bots.helpers import available_games
 from tests.setgames.toy_game import ToyGame, ToyState
 
-FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}}  # cheap search for long runs
+FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}, "search": {"iters": 8}}  # cheap search for long runs
 
 
 def _bot(name: str, game_name: str, seed: int):
@@ -61,7 +61,7 @@ def test_bots_only_choose_legal_actions_on_toy_games(name):
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_bots_only_choose_legal_actions_over_long_runs(game_name, name):
     game = _real_game(game_name)
-    games = {"random": 12, "greedy": 12, "ismcts": 2, "ppo": 12}[name]
+    games = {"random": 12, "greedy": 12, "ismcts": 2, "ppo": 12, "search": 3}[name]
     total = 0
     for seed in range(games):
         # The bot under test in every seat, then against random players.
