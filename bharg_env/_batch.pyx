@@ -41,6 +41,7 @@ cimport numpy as cnp
 
 import numpy as np
 
+from setgames.batch.guard import search_opponents
 from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
 from setgames.batch._buffers cimport sg_array
 from setgames.batch._guard cimport LIVE, OVER, PENDING, SHORT, GuardedCore
@@ -52,6 +53,8 @@ from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, Engi
                                 bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe,
                                 bh_redeal)
 from bharg_env._greedy cimport bh_greedy, bh_greedy_features
+from bharg_env._search cimport bh_search_ops
+from setgames.search._pimc cimport SgBudget, SgResult, sg_pimc
 
 from bharg_env.greedy import FEATURES
 from bharg_env.rules import Phase
@@ -60,7 +63,7 @@ cnp.import_array()
 
 cdef enum:
     MAXP = 3               # Bharg's players at most
-    OPP_NONE, OPP_RANDOM, OPP_GREEDY
+    OPP_NONE, OPP_RANDOM, OPP_GREEDY, OPP_SEARCH
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
     IL_RAISE, IL_TERMINATE
@@ -85,6 +88,7 @@ ctypedef struct Ctx:
     BState *st
     BConfig cfg
     sg_pcg64 *opp_rng          # per slot: the opponents' draws of the current game
+    SgBudget opp_budget        # the search opponents' budget (OPP_SEARCH)
     sg_pcg64 *sampler          # per slot: the draws of sample() without a generator
     long long *sample_out      # where that sample() writes (set by each call)
     float *values_out          # where greedy_returns() writes (B x n_act)
@@ -146,10 +150,14 @@ cdef void _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
     """Play the other seats of slot ``i`` until the learner is to act or the game ends."""
     cdef BState *s = &c.st[i]
     cdef int legal[BH_MAX_ACTIONS]
+    cdef double values[BH_MAX_ACTIONS]
+    cdef SgResult res
     cdef int a, n
     while s.phase != PH_OVER and s.seat != c.learner[i]:
         if c.opponents == OPP_GREEDY:
             a = bh_greedy(s, &c.cfg)
+        elif c.opponents == OPP_SEARCH:
+            a = sg_pimc(bh_search_ops(), s, &c.cfg, &c.opp_budget, &c.opp_rng[i], legal, values, &res)
         else:
             n = bh_legal(s, legal)
             a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
@@ -472,7 +480,11 @@ cdef class Batch(GuardedCore):
         c.short_play = short_deals == "play"
         c.obs_n = self.obs_size
         c.n_act = self.num_actions
-        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
+        c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
+        if c.opponents == OPP_SEARCH:
+            c.opp_budget.iters, c.opp_budget.z = search_opponents(opponents)
+            c.opp_budget.ms = 0
+            c.opp_budget.min_iters = 1
         if isinstance(learner_seat, str):
             c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
             c.fixed_seat = 0

@@ -54,6 +54,11 @@ OPS.redeal = _redeal
 OPS.policy = _policy
 
 
+cdef const SgOps *bh_search_ops() noexcept nogil:
+    """The table, for the batch's in-C search opponents."""
+    return &OPS
+
+
 def search(Engine engine, iters=None, ms=None, seed=0, z=1.0):
     """Search ``engine``'s position for its seat to act (:mod:`setgames.search._pimc`):
     ``(action, legal, values, iters, elapsed_ms)``. ``iters`` re-deals and/or ``ms``

@@ -26,6 +26,7 @@ cimport numpy as cnp
 
 import numpy as np
 
+from setgames.batch.guard import search_opponents
 from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
 from setgames.batch._buffers cimport sg_array
@@ -37,6 +38,8 @@ from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_apply, th_de
                                  th_legal, th_n_actions, th_obs_size, th_observe, th_over, th_redeal,
                                  th_returns)
 from tethsi_env._greedy cimport th_greedy, th_greedy_features
+from tethsi_env._search cimport th_search_ops
+from setgames.search._pimc cimport SgBudget, SgResult, sg_pimc
 
 from tethsi_env.greedy import FEATURE_ROWS, FEATURES
 
@@ -44,7 +47,7 @@ cnp.import_array()
 
 cdef enum:
     NP = 2                 # Tet Hsi's players
-    OPP_NONE, OPP_RANDOM, OPP_GREEDY
+    OPP_NONE, OPP_RANDOM, OPP_GREEDY, OPP_SEARCH
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
     IL_RAISE, IL_TERMINATE
@@ -64,6 +67,7 @@ cdef uint64_t C_TAG_SAMPLER = TAG_SAMPLER
 ctypedef struct Ctx:
     TState *st
     sg_pcg64 *opp_rng          # per slot: the opponents' draws of the current game
+    SgBudget opp_budget        # the search opponents' budget (OPP_SEARCH)
     sg_pcg64 *sampler          # per slot: the draws of sample() without a generator
     long long *sample_out      # where that sample() writes (set by each call)
     float *values_out          # where greedy_returns() writes (B x n_act)
@@ -110,10 +114,14 @@ cdef int _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
     """Play the other seats of slot ``i`` until the learner is to act or the game ends."""
     cdef TState *s = &c.st[i]
     cdef int legal[TH_MAX_ACTIONS]
+    cdef double values[TH_MAX_ACTIONS]
+    cdef SgResult res
     cdef int a, n, status = 0
     while not th_over(s) and s.seat != c.learner[i]:
         if c.opponents == OPP_GREEDY:
             a = th_greedy(s, sg_pcg64_next32_v, &c.opp_rng[i])
+        elif c.opponents == OPP_SEARCH:
+            a = sg_pimc(th_search_ops(), s, NULL, &c.opp_budget, &c.opp_rng[i], legal, values, &res)
         else:
             n = th_legal(s, legal)
             a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
@@ -415,7 +423,11 @@ cdef class Batch(GuardedCore):
         c.actions = <long long *> cnp.PyArray_DATA(self._actions)
         c.obs_n = self.obs_size
         c.n_act = self.num_actions
-        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
+        c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
+        if c.opponents == OPP_SEARCH:
+            c.opp_budget.iters, c.opp_budget.z = search_opponents(opponents)
+            c.opp_budget.ms = 0
+            c.opp_budget.min_iters = 1
         if isinstance(learner_seat, str):
             c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
             c.fixed_seat = 0

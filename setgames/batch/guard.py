@@ -45,8 +45,16 @@ import numpy as np
 from setgames.batch.modes import autoreset_mode
 from setgames.checks import check_choice, check_int, check_real, check_seed, short_repr
 
-__all__ = ["ILLEGAL_ACTION_MODES", "MAX_ENVS", "MAX_ILLEGAL_REWARD", "MAX_THREADS", "SHORT_DEAL_MODES",
-           "as_actions", "check_batch_options"]
+__all__ = [
+    "ILLEGAL_ACTION_MODES",
+    "MAX_ENVS",
+    "MAX_ILLEGAL_REWARD",
+    "MAX_THREADS",
+    "SEARCH_PREFIX",
+    "SHORT_DEAL_MODES",
+    "as_actions",
+    "check_batch_options",
+]
 
 MAX_ENVS = 2**24          # 16.7M slots: beyond any machine's memory for a batch of card games
 MAX_THREADS = 1024        # a request beyond this is a mistake (the pool itself caps at 65)
@@ -94,8 +102,11 @@ def check_batch_options(game: Any, num_envs: Any, seed: Any, num_threads: Any, o
     num_threads = check_int("num_threads", num_threads, 1, MAX_THREADS)
     if seed is not None:
         seed = check_seed(seed)
-    if opponents not in OPPONENTS:
-        raise ValueError(f"opponents {short_repr(opponents)} is not one of {OPPONENTS}")
+    if isinstance(opponents, str) and opponents.startswith(SEARCH_PREFIX):
+        search_opponents(opponents)
+    elif opponents not in OPPONENTS:
+        raise ValueError(f"opponents {short_repr(opponents)} is not one of {OPPONENTS} or "
+                         f"'search:iters=N[,z=Z]'")
     if isinstance(learner_seat, str):
         check_choice("learner_seat", learner_seat, LEARNER_SEAT_MODES)
     else:
@@ -104,3 +115,37 @@ def check_batch_options(game: Any, num_envs: Any, seed: Any, num_threads: Any, o
             check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES),
             check_real("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD, MAX_ILLEGAL_REWARD),
             check_choice("short_deals", short_deals, SHORT_DEAL_MODES))
+
+
+SEARCH_PREFIX = "search:"
+
+
+def search_opponents(text: str) -> tuple[int, float]:
+    """``"search:iters=N[,z=Z]"`` (the batch's in-C search opponents) as ``(iters, z)``.
+
+    Only an iteration budget: a batch's games are the same on any machine, which a time
+    budget would break. ``z`` defaults to the search bot's.
+
+    >>> search_opponents("search:iters=64")
+    (64, 1.0)
+    """
+    from setgames.bots.search import DEFAULT_Z
+    from setgames.search.budget import check_budget, check_z
+
+    options = {}
+    for item in filter(None, text[len(SEARCH_PREFIX):].split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or key.strip() not in ("iters", "z"):
+            raise ValueError(f"opponents {short_repr(text)}: write search:iters=N[,z=Z] (an iteration "
+                             f"budget: a batch's games must not depend on the machine's speed)")
+        try:
+            options[key.strip()] = float(value) if key.strip() == "z" else int(value)
+        except ValueError:
+            raise ValueError(f"opponents {short_repr(text)}: {key.strip()} must be a number") from None
+    if "iters" not in options:
+        raise ValueError(f"opponents {short_repr(text)}: search opponents need iters=N")
+    try:
+        iters, _ = check_budget(options["iters"], None)
+        return iters, check_z(options.get("z", DEFAULT_Z))
+    except ValueError as exc:
+        raise ValueError(f"opponents {short_repr(text)}: {exc}") from None

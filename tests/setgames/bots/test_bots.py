@@ -14,7 +14,8 @@ from tests.setgames.arena.toy_multi import MultiToyGame
 from tests.setgames.bots.helpers import available_games
 from tests.setgames.toy_game import ToyGame, ToyState
 
-FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}, "search": {"iters": 8}}  # cheap search for long runs
+# cheap searches for long runs
+FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}, "search": {"iters": 8}}
 
 
 def _bot(name: str, game_name: str, seed: int):

@@ -23,10 +23,15 @@ def _with_rng(bot, rng):
 
 def reference_search(game, state, seed: int, iters: int, z: float) -> tuple[int, list[int], np.ndarray]:
     """``(action, legal, values)`` of ``search(engine_of(state), iters=iters, seed=seed, z=z)``."""
+    return reference_search_rng(game, state, np.random.Generator(np.random.PCG64(seed)), iters, z)
+
+
+def reference_search_rng(game, state, rng, iters: int, z: float) -> tuple[int, list[int], np.ndarray]:
+    """:func:`reference_search` drawing from (and advancing) the generator ``rng``, as the C
+    search advances the stream it is given (a batch's search opponents: their slot's stream)."""
     seat = game.current_seat(state)
     legal = list(game.legal_actions(state))
     bot = greedy_class(game.name)(0)
-    rng = np.random.Generator(np.random.PCG64(seed))
     tie = copy.deepcopy(rng)
     prior = _with_rng(bot, tie).act(game, game.determinize(state, seat, tie), seat)
     rng.bit_generator.random_raw()

@@ -1,0 +1,110 @@
+"""The strength table: every top bot against greedy on every game and config, from fresh seeds.
+
+One command regenerates the table the README and ``docs/guides/strength.md`` show::
+
+    python benchmarks/strength.py --workers 2            # about 30 minutes on 2 cores
+
+Each row is an arena of duplicate deals with the number of games fixed before
+the run (``--games``, default 2,000 a config: 95% intervals of about +-2
+points), on the seed set ``--seed`` (change it for fresh deals). The search
+row also gives the time per decision. ``--equal-time`` adds the compiled
+search against the Python ISMCTS at the same time per move (smaller:
+ISMCTS spends 100 ms a move). ``--write`` puts the table into the README
+(between its ``strength-table`` markers) and into the docs page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import re
+import tempfile
+
+from setgames.arena import ArenaGame, run_arena
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CONFIGS = (("Tet Hsi", "tethsi", {}), ("Bharg 2p", "bharg", {"num_players": 2}),
+           ("Bharg 3p", "bharg", {"num_players": 3}), ("Tu Sac 2p", "tusac", {"num_players": 2}),
+           ("Tu Sac 3p", "tusac", {"num_players": 3}), ("Tu Sac 4p", "tusac", {"num_players": 4}))
+BOTS = ("search", "ppo")                       # each against greedy
+EQUAL_TIME = ("search:ms=100", "ismcts")       # the Python ISMCTS's default budget: ~100-150 ms a move
+MARK = "strength-table"
+
+
+def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, seed: int,
+             workers: int) -> dict:
+    with tempfile.TemporaryDirectory() as out:
+        res = run_arena([ArenaGame.of(name, **config)], bots, games_per_pairing=games, seed=seed,
+                        workers=workers, out=out, progress=False)
+        timing = json.loads((pathlib.Path(out) / "timing.json").read_text())
+    arena = res["arenas"][0]
+    p = arena["pairings"][0]
+    per = timing["per_game"][name]
+    return {"config": label, "a": p["bot_a"], "b": p["bot_b"], "games": p["games"], "score": p["score_a"],
+            "ci": p["score_a_ci"], "forfeits": arena["forfeits"],
+            "median_ms": per[p["bot_a"]]["median_ms"], "p99_ms": per[p["bot_a"]]["p99_ms"]}
+
+
+def measure(games: int, seed: int, workers: int, equal_time_games: int) -> list[dict]:
+    """Every row of the table (the arenas run here)."""
+    rows = []
+    for label, name, config in CONFIGS:
+        for bot in BOTS:
+            rows.append(_pairing(label, name, config, [bot, "greedy"], games, seed, workers))
+            print(_line(rows[-1]), flush=True)
+    if equal_time_games:
+        for label, name, config in CONFIGS[:2]:
+            rows.append(_pairing(label, name, config, list(EQUAL_TIME), equal_time_games, seed, workers))
+            print(_line(rows[-1]), flush=True)
+    return rows
+
+
+def _line(r: dict) -> str:
+    lo, hi = r["ci"]
+    score = f"{100 * r['score']:.1f}% | [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return (f"| {r['config']} | {r['a']} vs {r['b']} | {score} | {r['games']:,} "
+            f"| {r['median_ms']:.2f} / {r['p99_ms']:.1f} |")
+
+
+def table(rows: list[dict], seed: int) -> str:
+    """The Markdown table of ``rows``."""
+    head = ["| config | pairing | score | 95% interval | games | A's ms per decision (median / p99) |",
+            "|---|---|--:|---|--:|---|"]
+    foot = (f"\nDuplicate deals, seed set {seed}; score = wins + half the draws. Made by "
+            "`python benchmarks/strength.py --write`.")
+    return "\n".join(head + [_line(r) for r in rows]) + "\n" + foot
+
+
+def write(text: str) -> None:
+    """Put ``text`` between the ``strength-table`` markers of the README and the docs page."""
+    for path in (ROOT / "README.md", ROOT / "docs" / "guides" / "strength.md"):
+        doc = path.read_text()
+        pattern = re.compile(rf"(<!-- {MARK} -->\n).*?(\n<!-- /{MARK} -->)", re.S)
+        if not pattern.search(doc):
+            raise SystemExit(f"{path} has no <!-- {MARK} --> ... <!-- /{MARK} --> block")
+        path.write_text(pattern.sub(lambda m: m.group(1) + text + m.group(2), doc))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the arenas, print the table, and with ``--write`` update the README and the docs."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=2000, help="games per config and pairing (default 2000)")
+    ap.add_argument("--equal-time", type=int, default=0, metavar="N",
+                    help="also N games of search:ms=100 vs ismcts on Tet Hsi and Bharg 2p")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--write", action="store_true", help="update the README and docs/guides/strength.md")
+    ap.add_argument("--json", type=pathlib.Path, help="also save the rows as JSON")
+    args = ap.parse_args(argv)
+    rows = measure(args.games, args.seed, args.workers, args.equal_time)
+    text = table(rows, args.seed)
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    if args.write:
+        write(text)
+
+
+if __name__ == "__main__":
+    main()
