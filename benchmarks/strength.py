@@ -9,7 +9,8 @@ the run (``--games``, default 2,000 a config: 95% intervals of about +-2
 points), on the seed set ``--seed`` (change it for fresh deals). The search
 row also gives the time per decision. ``--equal-time`` adds the compiled
 search against the Python ISMCTS at the same time per move (smaller:
-ISMCTS spends 100 ms a move). ``--write`` puts the table into the README
+ISMCTS spends 100 ms a move). ``--curve CONFIG`` measures the search's
+score against its budget instead. ``--write`` puts the table into the README
 (between its ``strength-table`` markers) and into the docs page.
 """
 
@@ -46,17 +47,35 @@ def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, s
             "median_ms": per[p["bot_a"]]["median_ms"], "p99_ms": per[p["bot_a"]]["p99_ms"]}
 
 
-def measure(games: int, seed: int, workers: int, equal_time_games: int) -> list[dict]:
-    """Every row of the table (the arenas run here)."""
+def measure(games: int, seed: int, workers: int, equal_time_games: int,
+            only: list[str] | None = None) -> list[dict]:
+    """The rows of the table (the arenas run here): every config's, or those named in ``only``."""
     rows = []
     for label, name, config in CONFIGS:
+        if only and label not in only:
+            continue
         for bot in BOTS:
             rows.append(_pairing(label, name, config, [bot, "greedy"], games, seed, workers))
             print(_line(rows[-1]), flush=True)
     if equal_time_games:
         for label, name, config in CONFIGS[:2]:
+            if only and label not in only:
+                continue
             rows.append(_pairing(label, name, config, list(EQUAL_TIME), equal_time_games, seed, workers))
             print(_line(rows[-1]), flush=True)
+    return rows
+
+
+CURVE_ITERS = (16, 64, 256, 1024, 4096)
+
+
+def curve(label: str, games: int, seed: int, workers: int) -> list[dict]:
+    """The search's score against greedy at each budget of :data:`CURVE_ITERS` on config ``label``."""
+    _, name, config = next(c for c in CONFIGS if c[0] == label)
+    rows = []
+    for iters in CURVE_ITERS:
+        rows.append(_pairing(label, name, config, [f"search:iters={iters}", "greedy"], games, seed, workers))
+        print(_line(rows[-1]), flush=True)
     return rows
 
 
@@ -96,8 +115,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--write", action="store_true", help="update the README and docs/guides/strength.md")
     ap.add_argument("--json", type=pathlib.Path, help="also save the rows as JSON")
+    ap.add_argument("--only", action="append", metavar="CONFIG", help="measure only this config (repeatable; "
+                    f"one of {', '.join(c[0] for c in CONFIGS)})")
+    ap.add_argument("--rows-from", nargs="+", type=pathlib.Path, metavar="JSON",
+                    help="build the table from rows saved by --json instead of measuring")
+    ap.add_argument("--curve", metavar="CONFIG", help="instead: the search's score against greedy at budgets "
+                    f"{', '.join(map(str, CURVE_ITERS))} re-deals on this config")
     args = ap.parse_args(argv)
-    rows = measure(args.games, args.seed, args.workers, args.equal_time)
+    if args.curve:
+        rows = curve(args.curve, args.games, args.seed, args.workers)
+        print(table(rows, args.seed))
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+        return
+    if args.rows_from:
+        rows = [r for path in args.rows_from for r in json.loads(path.read_text())]
+    else:
+        rows = measure(args.games, args.seed, args.workers, args.equal_time, args.only)
     text = table(rows, args.seed)
     print(text)
     if args.json:
