@@ -151,6 +151,22 @@ def test_redeal_moves_only_the_cards_the_seat_has_not_seen(n):
             ENGINE(game).load(redealt)
 
 
+def test_redeal_reads_nothing_the_seat_cannot_see():
+    """Two states that differ only in the cards ``seat`` cannot see (the second one a
+    determinize of the first) re-deal to the same state from the same generator: what the
+    re-deal reads is the seat's view and the public sizes and Khap counts."""
+    for n in (2, 3, 4):
+        game = TuSacGame(num_players=n)
+        for g in range(3):
+            state = _mid_game(game, 300 * n + g)
+            for seat in range(n):
+                twin = game.determinize(state, seat, np.random.default_rng(99))
+                assert game.to_json(twin) != game.to_json(state)  # other hidden cards
+                one, dealt = _redealt(game, state, seat, np.random.default_rng(seat))
+                two, twin_dealt = _redealt(game, twin, seat, np.random.default_rng(seat))
+                assert dealt and twin_dealt and one.to_json() == two.to_json(), (n, g, seat)
+
+
 def test_redeal_refuses_a_bad_seat_or_generator():
     game = TuSacGame(num_players=2)
     state = game.new_state(rng_from_seed(1))
