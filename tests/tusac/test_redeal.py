@@ -48,6 +48,7 @@ def _mid_game(game: TuSacGame, seed: int) -> object:
 
 
 def _tight() -> tuple[TuSacGame, object]:
+    """The :data:`TIGHT` position, player_0 to discard, the cards not listed dead."""
     game = TuSacGame(num_players=3)
     hands = [hand(b) for b in TIGHT]
     return game, game.position(hands, [], first=0, dead=rest_of_deck(hands, []))
