@@ -43,7 +43,7 @@ from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal, ts_fill_mask,
-                                ts_legal, ts_observe, ts_setup)
+                                ts_legal, ts_observe, ts_redeal, ts_setup)
 from tusac_env._greedy cimport ts_greedy
 
 cnp.import_array()
@@ -78,6 +78,7 @@ ctypedef struct Ctx:
     long long *sample_out      # where that sample() writes (set by each call)
     float *values_out          # where greedy_returns() writes (B x n_act)
     unsigned char *value_slots # the slots it evaluates
+    int redeals                # its re-deals per slot (0: the true state)
     uint64_t *slot_seed
     uint64_t *game_seed
     uint64_t *final_seed
@@ -281,10 +282,11 @@ cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         m = _legal_list(&c.st[i], legal)
         c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
 
-cdef float _play_out(Ctx *c, Py_ssize_t i, int action) noexcept nogil:
-    """The return of slot ``i``'s seat to act after ``action`` and greedy play by all, on a copy
-    (a Tu Sac state is large: one copy per play-out, in the thread's stack)."""
-    cdef TSState t = c.st[i]
+cdef float _play_out(const TSState *start, int action) noexcept nogil:
+    """The return of the seat to act in ``start`` (a slot's state or a re-deal of it) after
+    ``action`` and greedy play by all, on a copy (a Tu Sac state is large: one copy per
+    play-out, in the thread's stack)."""
+    cdef TSState t = start[0]
     cdef int seat = t.current
     cdef int status = ts_apply(&t, action)
     while not status:
@@ -293,20 +295,33 @@ cdef float _play_out(Ctx *c, Py_ssize_t i, int action) noexcept nogil:
 
 
 cdef void _returns_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
-    """``greedy_returns()`` of slots ``lo`` to ``hi - 1`` (a pool task)."""
+    """``greedy_returns()`` of slots ``lo`` to ``hi - 1`` (a pool task): from the true state, or
+    averaged over ``redeals`` re-deals of what the seat to act has not seen (from the slot's
+    sampler stream), each shared by every action (common deals make the actions' differences
+    less noisy than their values)."""
     cdef Ctx *c = <Ctx *> arg
     cdef int legal[TS_N_ACTIONS]
-    cdef int k, m
+    cdef int k, m, r
     cdef Py_ssize_t i
     cdef float *row
+    cdef TSState deal
     for i in range(lo, hi):
         row = c.values_out + i * c.n_act
         memset(row, 0, c.n_act * sizeof(float))
         if not c.value_slots[i] or c.status[i] != LIVE or _over(&c.st[i]):
             continue
         m = _legal_list(&c.st[i], legal)
+        if c.redeals == 0:
+            for k in range(m):
+                row[legal[k]] = _play_out(&c.st[i], legal[k])
+            continue
+        for r in range(c.redeals):
+            deal = c.st[i]
+            ts_redeal(&deal, deal.current, &c.sampler[i])
+            for k in range(m):
+                row[legal[k]] += _play_out(&deal, legal[k])
         for k in range(m):
-            row[legal[k]] = _play_out(c, i, legal[k])
+            row[legal[k]] /= c.redeals
 
 
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -527,15 +542,14 @@ cdef class Batch(GuardedCore):
     cdef object _greedy_returns(self, object out, object slots, object redeals):
         """The body of :meth:`greedy_returns` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t n = self.n
-        if check_redeals(redeals):
-            raise ValueError("Tu Sac's batch plays out from the true state only (redeals=0): "
-                             "its re-deal of the hidden cards has no compiled twin")
         out = check_values_out(out, n, self.num_actions)
         mask = check_mask(slots, n)
+        cdef int k = check_redeals(redeals)
         keep = np.ones(n, np.uint8) if mask is None else np.ascontiguousarray(mask, np.uint8)
         cdef Ctx *c = &self.c
         c.values_out = <float *> cnp.PyArray_DATA(out)
         c.value_slots = <unsigned char *> cnp.PyArray_DATA(keep)
+        c.redeals = k
         with nogil:
             sg_pool_run(self.pool, _returns_range, c, n, CHUNK)
         return out

@@ -111,6 +111,7 @@ ctypedef struct TSState:
     unsigned int worst_mask
 
 cdef void ts_deal(TSState *g, sg_pcg64 *rng) noexcept nogil
+cdef void ts_redeal(TSState *g, int seat, sg_pcg64 *rng) noexcept nogil
 cdef void ts_rebuild(TSState *g) noexcept nogil
 cdef unsigned long long ts_legal(TSState *g) noexcept nogil
 cdef int ts_apply(TSState *g, int action) noexcept nogil

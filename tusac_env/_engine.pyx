@@ -24,13 +24,18 @@ Beyond the protocol, ``deal(rng)`` deals a new game in the engine: the state
 ``load(game.new_state(rng))`` gives, from the same numpy draws, in about a
 tenth of the time (``tests/tusac/test_engine.py`` checks the equality);
 :c:func:`ts_deal` deals the same game from a C ``PCG64`` (``setgames/batch/_rng.pxd``).
+Likewise ``redeal(seat, rng)`` and :c:func:`ts_redeal` re-deal the cards a seat has not
+seen with the draws of ``game.determinize`` (the batch's ``greedy_returns(redeals=k)``).
 """
 
 cimport numpy as cnp
+from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
+from numpy.random cimport bitgen_t
 
-from setgames.batch._rng cimport sg_lemire, sg_pcg64, sg_pcg64_next32_v, sg_shuffle_schar
+from setgames.batch._rng cimport (sg_bitgen_next32, sg_interval, sg_lemire, sg_next32_fn, sg_pcg64,
+                                  sg_pcg64_next32_v, sg_shuffle_schar)
 
 import numpy as np
 from operator import index as _index
@@ -49,6 +54,7 @@ from tusac_env.layout import NUM_ACTIONS as _PY_NUM_ACTIONS
 from tusac_env.layout import PASS as _PY_PASS
 from tusac_env.flow import _DECK_TYPES
 from tusac_env.observation import CLAIM_KINDS, LAYOUTS
+from tusac_env.rules import _DETERMINIZE_TRIES as _PY_DETERMINIZE_TRIES
 from tusac_env.state import (
     DRAW_LIMIT as _PY_DRAW_LIMIT,
     FIRST_DEAL as _PY_FIRST_DEAL,
@@ -78,6 +84,7 @@ cdef int NUM_ACTIONS = _PY_NUM_ACTIONS
 cdef int DRAW_LIMIT = _PY_DRAW_LIMIT
 cdef int FIRST_DEAL = _PY_FIRST_DEAL
 cdef int HAND_SIZE = _PY_HAND_SIZE
+cdef int DETERMINIZE_TRIES = _PY_DETERMINIZE_TRIES
 cdef int PH_DISCARD = int(_PY_DISCARD)
 cdef int PH_RESPOND = int(_PY_RESPOND)
 cdef int PH_AFTER_HIT = int(_PY_AFTER_HIT)
@@ -892,6 +899,127 @@ cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept
         ts_finish_win(g, first, -1, 0, -1)
 
 
+cdef void ts_choice(sg_next32_fn next32, void *st, int pop, int k, int *idx) noexcept nogil:
+    """``Generator.choice(pop, size=k, replace=False)`` into ``idx``, draw for draw: numpy's
+    Floyd sampling (``integers(j + 1)`` for ``j`` from ``pop - k`` up, ``j`` itself when the
+    draw was already taken), then its shuffle of the ``k`` picks by ``integers(i + 1)`` swaps."""
+    cdef int i, j, q, v, tmp, base = pop - k
+    cdef bint taken
+    for j in range(base, pop):
+        v = <int>sg_lemire(next32, st, j + 1)
+        taken = False
+        for q in range(j - base):
+            if idx[q] == v:
+                taken = True
+                break
+        idx[j - base] = j if taken else v
+    for i in range(k - 1, 0, -1):
+        q = <int>sg_lemire(next32, st, i + 1)
+        tmp = idx[i]
+        idx[i] = idx[q]
+        idx[q] = tmp
+
+
+cdef bint ts_deal_hidden(TSState *g, int seat, sg_next32_fn next32, void *st, const int *pool,
+                         int hands[MAXSEAT][NT], signed char *rest, int *nrest) noexcept nogil:
+    """One try of :func:`tusac_env.rules.deal_hidden` with the same draws: the other seats'
+    blocks of their sizes from the unseen counts ``pool``, each with as many Khaps as it holds
+    (triples of types picked by :func:`ts_choice`) and no other type three times, in seat
+    order from the shuffled rest; what is left (``nrest`` cards) is the draw pile. False when
+    this try cannot keep the Khap counts. Writes only ``hands``, ``rest`` and ``nrest``."""
+    cdef int avail[NT]
+    cdef int cands[NT]
+    cdef int picks[NT]
+    cdef int s, t, i, j, k, ncand, need, r, w, m = 0
+    cdef signed char tmp
+    memcpy(avail, pool, NT * sizeof(int))
+    memset(hands, 0, MAXSEAT * NT * sizeof(int))
+    for s in range(g.n):
+        k = popcount32(g.khaps[s])
+        if s == seat or k == 0:
+            continue
+        ncand = 0
+        for t in range(NT):
+            if avail[t] >= 3:
+                cands[ncand] = t
+                ncand += 1
+        if ncand < k:
+            return False
+        ts_choice(next32, st, ncand, k, picks)
+        for i in range(k):
+            t = cands[picks[i]]
+            hands[s][t] = 3
+            avail[t] -= 3
+    # The rest in ascending type order, shuffled with the swaps of ``permutation`` (which
+    # shuffles the indices of that list: the same order).
+    for t in range(NT):
+        for i in range(avail[t]):
+            rest[m] = <signed char>t
+            m += 1
+    for i in range(m - 1, 0, -1):
+        j = <int>sg_interval(next32, st, i)
+        tmp = rest[i]
+        rest[i] = rest[j]
+        rest[j] = tmp
+    for s in range(g.n):
+        if s == seat:
+            continue
+        need = g.sizes[s] - 3 * popcount32(g.khaps[s])
+        w = 0
+        for r in range(m):
+            t = rest[r]
+            if need > 0 and hands[s][t] < 2:  # a third copy would be a Khap never announced
+                hands[s][t] += 1
+                need -= 1
+            else:
+                rest[w] = <signed char>t  # kept in order, for the next seat and the pile
+                w += 1
+        if need:
+            return False
+        m = w
+    nrest[0] = m
+    return True
+
+
+cdef bint ts_redeal_from(TSState *g, int seat, sg_next32_fn next32, void *st) noexcept nogil:
+    """:c:func:`ts_redeal` drawing from any 32-bit source (``sg_bitgen_next32`` and a numpy
+    ``bitgen_t``: :meth:`Engine.redeal`). True when a deal was found, False when the true
+    cards were kept."""
+    cdef int pool[NT]
+    cdef int hands[MAXSEAT][NT]
+    cdef signed char rest[112]
+    cdef int s, i, tries, nrest = 0
+    # determinize keeps the worst-discard cache of the seat to act when it is ``seat``: that
+    # block, and what it has seen, are what they were.
+    cdef bint worst_ok = g.worst_ok and seat == g.current
+    cdef unsigned int worst_mask = g.worst_mask
+    ts_unseen(g, seat, pool)
+    for tries in range(DETERMINIZE_TRIES):
+        if ts_deal_hidden(g, seat, next32, st, pool, hands, rest, &nrest):
+            break
+    else:
+        return False
+    for s in range(g.n):
+        if s != seat:
+            memcpy(g.private[s], hands[s], NT * sizeof(int))
+    g.draw_len = nrest
+    for i in range(nrest):
+        g.draw[i] = rest[i]
+    ts_rebuild(g)
+    g.worst_ok = worst_ok
+    g.worst_mask = worst_mask
+    return True
+
+
+cdef void ts_redeal(TSState *g, int seat, sg_pcg64 *rng) noexcept nogil:
+    """``game.determinize(state, seat, Generator(rng))`` in place, draw for draw: the cards
+    ``seat`` has not seen (the other private blocks and the draw pile) re-dealt by up to
+    ``DETERMINIZE_TRIES`` tries of :func:`ts_deal_hidden`, keeping every public fact (public
+    blocks, dead pile, active card, block sizes, Khap counts); the true cards stay when no try
+    succeeds. The caches and observation prefixes follow (:c:func:`ts_rebuild`)."""
+    ts_redeal_from(g, seat, sg_pcg64_next32_v, rng)
+
+
 cdef void ts_observe(TSState *g, int seat, unsigned char *b) noexcept nogil:
     """``seat``'s observation (``game.observe``) into the ``obs_size`` bytes at ``b``."""
     cdef unsigned int m
@@ -1116,6 +1244,34 @@ cdef class Engine:
         self.returns = []
         ts_deal_cards(&self.st, first, deck)
         self._flush()
+
+    def redeal(self, seat, rng):
+        """Re-deal the cards ``seat`` has not seen in the engine's state, drawing from the numpy
+        ``Generator`` ``rng``: the state ``game.determinize(state, seat, rng)`` returns, by the
+        same draws (the compiled twin the batch's ``greedy_returns(redeals=k)`` plays on; an
+        optional engine method). The event record stays: the re-deal moves hidden cards only.
+        Returns False when no deal kept the Khap counts and the true cards stayed, else True.
+
+        Raises:
+            ValueError: ``seat`` is not a seat.
+            TypeError: ``rng`` is not a ``numpy.random.Generator``.
+        """
+        cdef int n = self.st.n
+        cdef bitgen_t *bg
+        cdef int s
+        cdef bint dealt
+        try:
+            s = -1 if type(seat) is bool else _index(seat)
+        except (TypeError, OverflowError):
+            s = -1
+        if not 0 <= s < n:
+            raise ValueError(f"seat {seat!r} is not 0..{n - 1}")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+        bg = <bitgen_t *>PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
+        with rng.bit_generator.lock, nogil:
+            dealt = ts_redeal_from(&self.st, s, sg_bitgen_next32, bg)
+        return dealt
 
     def current_seat(self):
         """Seat to act, -1 once the game is over."""

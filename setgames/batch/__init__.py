@@ -67,10 +67,10 @@ keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`)
 - ``greedy_returns(out=None, slots=None, redeals=0)``: for every legal action of
   the seat to act, the return it gets when greedy then plays every seat to the
   end (``(B, num_actions)`` float32; no slot moves): one play-out on a copy of
-  the true state, or (``redeals=k``, Tet Hsi and Bharg) the mean over ``k``
-  compiled re-deals of the cards the seat has not seen (``game.determinize``'s
-  C twins, each deal shared by every action): the root values of a one-step
-  search, a one-step improvement on greedy.
+  the true state, or (``redeals=k``) the mean over ``k`` compiled re-deals of
+  the cards the seat has not seen (``game.determinize``'s C twins, each deal
+  shared by every action): the root values of a one-step search, a one-step
+  improvement on greedy.
 - ``greedy_features(out=None)`` (Tet Hsi and Bharg): what the greedy bot weighs
   for each move of the seat to act (the game's ``greedy_features`` table,
   flattened; ``(B, k)`` float32), the ``features`` prior of ``setgames train``.

@@ -183,12 +183,12 @@ cdef class GuardedCore:
         shape ``(num_envs, num_actions)``), 0 where ``a`` is illegal or no seat acts.
 
         ``redeals=0``: one play-out from the true state (an unbiased sample of what the action
-        is worth to the seat under greedy play, but one that saw the cards). ``redeals=k``
-        (Tet Hsi and Bharg): the mean over ``k`` compiled re-deals of the cards the seat has
-        not seen (``game.determinize``'s twins), each deal shared by every action: the root
-        values of a one-step search. The re-deals and greedy's ties are drawn from each
-        slot's own stream. ``slots`` (a bool array ``(num_envs,)``) limits the work to those
-        slots (the others get 0). Split over the threads like the step.
+        is worth to the seat under greedy play, but one that saw the cards). ``redeals=k``:
+        the mean over ``k`` compiled re-deals of the cards the seat has not seen
+        (``game.determinize``'s twins, drawing what it draws), each deal shared by every
+        action: the root values of a one-step search. The re-deals and greedy's ties are
+        drawn from each slot's own stream. ``slots`` (a bool array ``(num_envs,)``) limits
+        the work to those slots (the others get 0). Split over the threads like the step.
         """
         self._enter("greedy_returns")
         try:

@@ -54,10 +54,7 @@ def test_greedy_returns_are_the_rules_layers_greedy_play_outs(name, config):
     assert compared > 200
 
 
-REDEAL_CONFIGS = [c for c in CONFIGS if c[0] != "tusac"]
-
-
-@pytest.mark.parametrize("name, config", REDEAL_CONFIGS)
+@pytest.mark.parametrize("name, config", CONFIGS)
 def test_greedy_returns_over_redeals_are_the_rules_layers_determinized_play_outs(name, config):
     """``redeals=k``: the mean over ``k`` of ``game.determinize`` (seen from the seat to act) and
     greedy play-outs from each re-deal, every action on the same deal; the slot's sampler stream
@@ -95,12 +92,6 @@ def test_greedy_returns_refuses_bad_redeals():
         for bad in (-1, 1.5, True, "3", 10**6):
             with pytest.raises(ValueError, match="redeals must be an int from 0 to"):
                 b.greedy_returns(redeals=bad)
-    game = registry.make_game("tusac")
-    if batch_class(game) is not None:
-        b = make_batch(game, 2, seed=1)
-        b.reset()
-        with pytest.raises(ValueError, match="true state only"):
-            b.greedy_returns(redeals=2)
 
 
 def test_greedy_returns_refuses_a_bad_out_array():
