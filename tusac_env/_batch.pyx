@@ -35,6 +35,7 @@ cimport numpy as cnp
 
 import numpy as np
 
+from setgames.batch.guard import search_opponents
 from setgames.batch.args import check_mask, check_out, check_redeals, check_values_out, illegal_action
 from setgames.batch._buffers cimport sg_array
 from setgames.batch._guard cimport LIVE, OVER, PENDING, SHORT, GuardedCore
@@ -44,6 +45,8 @@ from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_
                                   sg_pcg64_seed, sg_tag_seed)
 from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal, ts_fill_mask,
                                 ts_legal, ts_observe, ts_redeal, ts_setup)
+from tusac_env._search cimport ts_search_ops
+from setgames.search._pimc cimport SG_MAX_ACTIONS, SgBudget, SgResult, sg_pimc
 from tusac_env._greedy cimport ts_greedy
 
 cnp.import_array()
@@ -53,7 +56,7 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
 cdef enum:
-    OPP_NONE, OPP_RANDOM, OPP_GREEDY
+    OPP_NONE, OPP_RANDOM, OPP_GREEDY, OPP_SEARCH
     SEAT_FIXED, SEAT_ROTATE, SEAT_RANDOM
     AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED
     IL_RAISE, IL_TERMINATE
@@ -73,6 +76,7 @@ cdef uint64_t C_TAG_SAMPLER = TAG_SAMPLER
 
 ctypedef struct Ctx:
     TSState *st
+    SgBudget opp_budget        # the search opponents' budget (OPP_SEARCH)
     sg_pcg64 *opp_rng          # per slot: the opponents' draws of the current game
     sg_pcg64 *sampler          # per slot: the draws of sample() without a generator
     long long *sample_out      # where that sample() writes (set by each call)
@@ -146,11 +150,15 @@ cdef int _legal_list(TSState *s, int *out) noexcept nogil:
 cdef int _opponents(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Play the other seats of slot ``i`` until the learner is to act or the game ends (then 1)."""
     cdef TSState *s = &c.st[i]
-    cdef int legal[TS_N_ACTIONS]
+    cdef int legal[SG_MAX_ACTIONS]
+    cdef double values[SG_MAX_ACTIONS]
+    cdef SgResult res
     cdef int a, n, status = 0
     while not _over(s) and s.current != c.learner[i]:
         if c.opponents == OPP_GREEDY:
             a = ts_greedy(s)  # (deterministic: the Python bot draws nothing either)
+        elif c.opponents == OPP_SEARCH:
+            a = sg_pimc(ts_search_ops(), s, NULL, &c.opp_budget, &c.opp_rng[i], legal, values, &res)
         else:
             n = _legal_list(s, legal)
             a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
@@ -464,7 +472,11 @@ cdef class Batch(GuardedCore):
         c.short_play = short_deals == "play"
         c.obs_n = self.obs_size
         c.n_act = self.num_actions
-        c.opponents = OPP_NONE if opponents is None else (OPP_RANDOM if opponents == "random" else OPP_GREEDY)
+        c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
+        if c.opponents == OPP_SEARCH:
+            c.opp_budget.iters, c.opp_budget.z = search_opponents(opponents)
+            c.opp_budget.ms = 0
+            c.opp_budget.min_iters = 1
         if isinstance(learner_seat, str):
             c.seat_mode = SEAT_ROTATE if learner_seat == "rotate" else SEAT_RANDOM
             c.fixed_seat = 0

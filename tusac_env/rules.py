@@ -72,6 +72,7 @@ class TuSacGame(Game[TuSacState]):
     version = 0
     engine_module = "tusac_env._engine"
     batch_module = "tusac_env._batch"
+    search_module = "tusac_env._search"
 
     def __init__(self, num_players: int = 4, penalty_rule: bool = True,
                  first_player: int | str = 0, reward_scale: float = 1.0):

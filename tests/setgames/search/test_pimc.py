@@ -11,7 +11,8 @@ from setgames.engine import engine_class
 from setgames.search import search_module
 from tests.setgames.search.reference import reference_search
 
-CONFIGS = [("tethsi", {}), ("bharg", {"num_players": 2}), ("bharg", {"num_players": 3})]
+CONFIGS = [("tethsi", {}), ("bharg", {"num_players": 2}), ("bharg", {"num_players": 3}),
+           ("tusac", {"num_players": 2}), ("tusac", {"num_players": 3}), ("tusac", {"num_players": 4})]
 
 
 def _setup(name, config):
