@@ -5,7 +5,9 @@ Three strengths for every game: ``random`` (uniform legal), ``greedy``
 found through :mod:`setgames.registry`) and ``ismcts`` (information-set MCTS,
 any game); and ``ppo``, a trained policy (:mod:`setgames.bots.ppo`) for the
 games whose package ships its weights. A bot *spec* is a name with options,
-written ``"ismcts:iterations=400,c=0.5"`` on the command line.
+written ``"ismcts:iterations=400,c=0.5"`` on the command line. Every bot also
+takes ``epsilon=P``: a share ``P`` of its moves are uniformly random
+(:class:`~setgames.bots.epsilon.EpsilonBot`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from setgames import registry
 from setgames.bots.base import Bot, RandomBot
+from setgames.bots.epsilon import EpsilonBot
 from setgames.bots.ismcts import IsmctsBot
 from setgames.bots.ppo import PpoBot
 
@@ -28,6 +31,7 @@ BOT_DESCRIPTIONS = {
     "ppo": "the trained policy shipped with the game's package",
 }
 _NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's options
+EPSILON = "epsilon"  # the option every bot takes: a share of random moves
 
 
 def greedy_class(game_name: str) -> type[Bot]:
@@ -53,6 +57,10 @@ def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any)
     >>> make_bot("random", "tethsi", seed=0).name
     'random'
     """
+    if EPSILON in options:
+        # Any bot weakened by random moves: the wrapper owns the option, the inner bot never sees it.
+        inner_options = {k: v for k, v in options.items() if k != EPSILON}
+        return EpsilonBot(make_bot(name, game_name, None, **inner_options), options[EPSILON], seed)
     if name == "random":
         cls: type[Bot] = RandomBot
     elif name == "greedy":
