@@ -245,6 +245,12 @@ def _run_bots(args: argparse.Namespace) -> int:
     where_width = max(len(where) for _, where, _ in rows)
     for name, where, desc in rows:
         print(f"{name:<{width}}  {where:<{where_width}}  {desc}")
+    from setgames.bots.levels import LADDER_VERSION, LEVELS
+
+    print(f"\nStrength levels (ladder version {LADDER_VERSION}), what each plays per game:")
+    for lv in LEVELS:
+        plays = "; ".join(f"{game} {spec}" for game, spec in lv.specs)
+        print(f"  level:{lv.number} {lv.name:<12}  {plays}")
     print(f"\nAlso: module.path:Name[:key=value,...] (a setgames.bots.Bot class or factory), plug-ins "
           f"installed\nunder the entry-point group {ENTRY_POINT_GROUP!r}, and 'exec:COMMAND' for a program "
           f"in any\nlanguage speaking the JSON-lines bot protocol (docs/bot-protocol.md).")

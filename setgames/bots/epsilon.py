@@ -3,7 +3,7 @@
 ``greedy:epsilon=0.3`` (any built-in bot takes the ``epsilon`` option, see
 :func:`~setgames.bots.registry.make_bot`) plays a uniformly random legal move
 with probability 0.3 and the greedy bot's move otherwise. It is how the lower
-strength levels sit between ``random`` and
+strength levels (:mod:`setgames.bots.levels`) sit between ``random`` and
 ``greedy``: one knob, the same for every game, whose strength falls smoothly
 from the inner bot's (0) to random's (1).
 
