@@ -48,6 +48,17 @@ def test_levels_are_numbered_named_and_span_random_to_the_default_search():
     assert levels.bot_title("level:6") == f"level:6 {levels.LEVELS[5].name}"
 
 
+def test_the_anchors_and_every_reference_have_a_rating_in_every_config():
+    keys = [levels.config_key(name, config) for name, config in levels.GAUNTLET_CONFIGS]
+    assert sorted(keys) == sorted(levels.REFERENCE_ELO)
+    for key in keys:
+        table = levels.REFERENCE_ELO[key]
+        assert set(table) == set(levels.REFERENCES), key
+        assert table["level:1"] == 0.0, key  # level 1 (random) is where the Elo counts from
+        assert table["level:4"] > 0.0, key  # greedy is above random: the anchored scale's unit
+    assert set(levels.RATING_ANCHORS) <= set(levels.REFERENCES)
+
+
 @pytest.mark.parametrize("text", ["level:0", "level:7", "level:x", "level:", "level:2,epsilon=0.1",
                                   "level:1.5"])
 def test_a_bad_level_is_refused_in_one_line(text):
