@@ -1,4 +1,4 @@
-"""The ``setgames`` command line: ``setgames arena | bots | replay | bench | train | play | serve``.
+"""The ``setgames`` command line: ``setgames arena | eval | bots | replay | bench | train | play | serve``.
 
 Subcommands live in :data:`COMMANDS`; a new one (``play``, ...) is one
 :func:`register_command` call with a function that adds its arguments and
@@ -134,6 +134,49 @@ def _arena_game(name: str, config: dict[str, Any], players: int | None) -> Any:
     return ArenaGame.of(name, **config, num_players=players)
 
 
+def _add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """Where the games run and their time controls: the options ``arena`` and ``eval`` share."""
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes, or the CPUs of the Ray started for the run (default: the "
+                        "number of cores, at most 4; with --address the cluster's CPUs are used)")
+    p.add_argument("--executor", choices=("serial", "local", "ray"), default=None,
+                   help="where the games run: this process, local worker processes, or Ray tasks "
+                        "(pip install -e '.[ray]'); default serial for one worker, else local")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="with --executor ray: join the Ray cluster at HOST:PORT (ray start --head), "
+                        "ray://HOST:PORT or auto, instead of starting one")
+    p.add_argument("--move-ms", type=float, default=None, metavar="MS",
+                   help="time limit per decision in milliseconds: enforced on exec: bots, checked on "
+                        "all; over it a bot forfeits the game (default: none; exec: bots are cut off "
+                        "after 10 s)")
+    p.add_argument("--game-ms", type=float, default=None, metavar="MS",
+                   help="time limit per game for each seat's decisions together, in milliseconds")
+    p.add_argument("--flag-only", action="store_true",
+                   help="a bot over its time is only flagged in the results, not forfeited (an exec: "
+                        "bot is still cut off at 10 times the limit, at least 10 s)")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="force the progress bar on (default: when stderr is a terminal)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+
+def _check_run_options(args: argparse.Namespace) -> int:
+    """Refuse bad run options (:func:`_add_run_arguments`) in one line; the worker count."""
+    from setgames.arena.runner import max_workers
+
+    workers = args.workers if args.workers is not None else max(1, min(4, os.cpu_count() or 1))
+    if not 1 <= workers <= max_workers():
+        raise UsageError(f"--workers {workers} must be from 1 to {max_workers()} (4 a core)")
+    if args.address is not None and args.executor != "ray":
+        raise UsageError("--address is for --executor ray")
+    for key in ("move_ms", "game_ms"):
+        value = getattr(args, key)
+        if value is not None and not 0 < value < 1e9:
+            raise UsageError(f"--{key.replace('_', '-')} {value:g} must be a positive number of milliseconds")
+    if args.flag_only and args.move_ms is None and args.game_ms is None:
+        raise UsageError("--flag-only needs a time limit: --move-ms or --game-ms")
+    return workers
+
+
 def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", dest="game", action="append", metavar="NAME",
                    help="game(s) to play, comma-separated or repeated (default: all three)")
@@ -144,15 +187,6 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=int, default=DEFAULT_GAMES_PER_PAIRING, metavar="N",
                    help=f"games per pairing and game, rounded up to whole duplicate deals "
                         f"(default {DEFAULT_GAMES_PER_PAIRING})")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="worker processes, or the CPUs of the Ray started for the run (default: the "
-                        "number of cores, at most 4; with --address the cluster's CPUs are used)")
-    p.add_argument("--executor", choices=("serial", "local", "ray"), default=None,
-                   help="where the games run: this process, local worker processes, or Ray tasks "
-                        "(pip install -e '.[ray]'); default serial for one worker, else local")
-    p.add_argument("--address", default=None, metavar="ADDR",
-                   help="with --executor ray: join the Ray cluster at HOST:PORT (ray start --head), "
-                        "ray://HOST:PORT or auto, instead of starting one")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="master seed (default 0)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"directory for results.json and records.jsonl (default ./{DEFAULT_OUT})")
@@ -160,25 +194,13 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
                    help="player count, for games that allow several")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="game config option (repeatable)")
-    p.add_argument("--move-ms", type=float, default=None, metavar="MS",
-                   help="time limit per decision in milliseconds: enforced on exec: bots, checked on "
-                        "all; over it a bot forfeits the game (default: none; exec: bots are cut off "
-                        "after 10 s)")
-    p.add_argument("--game-ms", type=float, default=None, metavar="MS",
-                   help="time limit per game for each seat's decisions together, in milliseconds")
-    p.add_argument("--flag-only", action="store_true",
-                   help="a bot over its time is only flagged in the results, not forfeited (an exec: "
-                        "bot is still cut off at 10 times the limit, at least 10 s)")
     p.add_argument("--plot", action="store_true", help="also save ratings.png (needs the plot extra)")
-    p.add_argument("--progress", dest="progress", action="store_true", default=None,
-                   help="force the progress bar on (default: when stderr is a terminal)")
-    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    _add_run_arguments(p)
 
 
 def _run_arena(args: argparse.Namespace) -> int:
     from setgames.arena import RESULTS_FILE, BotSpec, format_results, run_arena
-    from setgames.arena.plan import describe_indices
-    from setgames.arena.runner import MAX_GAMES_PER_PAIRING, max_workers
+    from setgames.arena.runner import MAX_GAMES_PER_PAIRING
     from setgames.records import RECORDS_FILE
     from setgames.registry import GAME_NAMES
 
@@ -192,21 +214,11 @@ def _run_arena(args: argparse.Namespace) -> int:
         raise UsageError(f"--players {args.players} must be a positive number")
     if not 1 <= args.games <= MAX_GAMES_PER_PAIRING:
         raise UsageError(f"--games {args.games} must be from 1 to {MAX_GAMES_PER_PAIRING:,}")
-    workers = args.workers if args.workers is not None else max(1, min(4, os.cpu_count() or 1))
-    if not 1 <= workers <= max_workers():
-        raise UsageError(f"--workers {workers} must be from 1 to {max_workers()} (4 a core)")
-    if args.address is not None and args.executor != "ray":
-        raise UsageError("--address is for --executor ray")
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed} must be >= 0")
+    workers = _check_run_options(args)
     config = _parse_config(args.config)
     games = [_arena_game(n, config, args.players) for n in names]
-    for key in ("move_ms", "game_ms"):
-        value = getattr(args, key)
-        if value is not None and not 0 < value < 1e9:
-            raise UsageError(f"--{key.replace('_', '-')} {value:g} must be a positive number of milliseconds")
-    if args.flag_only and args.move_ms is None and args.game_ms is None:
-        raise UsageError("--flag-only needs a time limit: --move-ms or --game-ms")
     bots = [BotSpec.parse(s) for s in split_bot_specs(args.bots or DEFAULT_BOTS)]
     out = Path(args.out)
     results = run_arena(games, bots, games_per_pairing=args.games, seed=args.seed, workers=workers,
@@ -222,14 +234,72 @@ def _run_arena(args: argparse.Namespace) -> int:
             print(f"Saved {plot_ratings(results, out / PLOT_FILE)}")
         except ImportError as exc:
             raise UsageError(str(exc)) from None
+    return _run_status(results, sum(len(a["games"]) for a in results["arenas"]), out)
+
+
+def _run_status(results: dict[str, Any], played: int, out: Path) -> int:
+    """The exit status of a finished run (arena or gauntlet): interrupted, or games lost to a
+    dead worker (``results["lost_games"]``; ``played`` games were kept)."""
+    from setgames.arena.plan import describe_indices
+
     if results["interrupted"]:  # a signal to the whole group also ends workers: that is no loss
         return EXIT_TERMINATED if results.get("stopped_by") == "SIGTERM" else EXIT_INTERRUPTED
     lost = results.get("lost_games")
     if lost:
-        played = sum(len(a["games"]) for a in results["arenas"])
         raise ArenaLost(f"a worker died: lost {len(lost)} game(s) (game indices {describe_indices(lost)}); "
                         f"the other {played} are kept in {out}")
     return 0
+
+
+# ---------------------------------------------------------------- eval
+DEFAULT_EVAL_OUT = "gauntlet-results"
+DEFAULT_GAMES_PER_CONFIG = 20
+
+
+def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bot", metavar="BOT",
+                   help="the bot to evaluate: any spec (greedy, level:3, ismcts:iterations=50, a plug-in's "
+                        "name, module.path:Name[:key=value,...] or 'exec:COMMAND')")
+    p.add_argument("--games-per-config", type=int, default=DEFAULT_GAMES_PER_CONFIG, metavar="N",
+                   help=f"games against each reference in each game and config, rounded up to whole "
+                        f"duplicate deals (default {DEFAULT_GAMES_PER_CONFIG})")
+    p.add_argument("--seed-set", type=int, default=0, metavar="K",
+                   help="which fixed set of deals (default 0, the standard one: reports compare; "
+                        "another set checks a rating on other deals)")
+    p.add_argument("--out", default=DEFAULT_EVAL_OUT, metavar="DIR",
+                   help=f"directory for gauntlet.md, gauntlet.json, gauntlet.png and the arena's files "
+                        f"(default ./{DEFAULT_EVAL_OUT})")
+    p.add_argument("--no-plot", dest="plot", action="store_false",
+                   help="no gauntlet.png (it needs the plot extra; without it the plot is skipped "
+                        "with a note)")
+    _add_run_arguments(p)
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from setgames.arena.gauntlet import GAUNTLET_FILE, run_gauntlet
+    from setgames.arena.gauntlet_report import format_gauntlet, save_report
+    from setgames.arena.runner import MAX_GAMES_PER_PAIRING
+
+    if not 1 <= args.games_per_config <= MAX_GAMES_PER_PAIRING:
+        raise UsageError(f"--games-per-config {args.games_per_config} must be from 1 to "
+                         f"{MAX_GAMES_PER_PAIRING:,}")
+    if args.seed_set < 0:
+        raise UsageError(f"--seed-set {args.seed_set} must be >= 0")
+    workers = _check_run_options(args)
+    out = Path(args.out)
+    report = run_gauntlet(args.bot, games_per_config=args.games_per_config, seed_set=args.seed_set,
+                          workers=workers, executor=args.executor, address=args.address, out=out,
+                          progress=args.progress, move_ms=args.move_ms, game_ms=args.game_ms,
+                          flag_only=args.flag_only)
+    print(format_gauntlet(report))
+    try:
+        written = save_report(report, out, plot=args.plot)
+    except ImportError as exc:  # the Markdown is saved; only the picture needs matplotlib
+        written = [out / "gauntlet.md"]
+        print(f"No plot: {exc}")
+    print(f"Saved {out / GAUNTLET_FILE}, {', '.join(str(p) for p in written)} and the arena's files in {out}")
+    played = sum(r["games"] for entry in report["configs"] for r in entry["references"])
+    return _run_status(report, played, out)
 
 
 # ---------------------------------------------------------------- bots
@@ -245,6 +315,12 @@ def _run_bots(args: argparse.Namespace) -> int:
     where_width = max(len(where) for _, where, _ in rows)
     for name, where, desc in rows:
         print(f"{name:<{width}}  {where:<{where_width}}  {desc}")
+    from setgames.bots.levels import LADDER_VERSION, LEVELS
+
+    print(f"\nStrength levels (ladder version {LADDER_VERSION}), what each plays per game:")
+    for lv in LEVELS:
+        plays = "; ".join(f"{game} {spec}" for game, spec in lv.specs)
+        print(f"  level:{lv.number} {lv.name:<12}  {plays}")
     print(f"\nAlso: module.path:Name[:key=value,...] (a setgames.bots.Bot class or factory), plug-ins "
           f"installed\nunder the entry-point group {ENTRY_POINT_GROUP!r}, and 'exec:COMMAND' for a program "
           f"in any\nlanguage speaking the JSON-lines bot protocol (docs/bot-protocol.md).")
@@ -348,6 +424,8 @@ def _run_play(args: argparse.Namespace) -> int:
 
 register_command("arena", "round robin of bots on the games, with a results table",
                  _add_arena_arguments, _run_arena)
+register_command("eval", "the standard gauntlet: a bot against the versioned ladder of references, "
+                 "with a rating on a fixed scale", _add_eval_arguments, _run_eval)
 register_command("bots", "list the bots: built-in and installed plug-ins, and the other spec forms",
                  _add_bots_arguments, _run_bots)
 register_command("replay", "re-simulate a game record, check it and show it step by step",

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["BOOTSTRAP_SAMPLES", "bradley_terry", "rate"]
+__all__ = ["BOOTSTRAP_SAMPLES", "bradley_terry", "fixed_reference_fit", "rate", "rate_against"]
 
 BOOTSTRAP_SAMPLES = 300  # resamples for the rating intervals
 PRIOR_GAMES = 1.0  # virtual drawn games added to every pairing played
@@ -73,6 +73,21 @@ def bradley_terry(n_bots: int, pairs: Sequence[tuple[int, int, float, float]],
     return r - r[0]
 
 
+def _prior_rate(d: np.ndarray) -> float:
+    """A pairing's score rate with the prior's virtual drawn game (``d``: per deal, score and games)."""
+    return float((d[:, 0].sum() + PRIOR_GAMES / 2) / (d[:, 1].sum() + PRIOR_GAMES))
+
+
+def _resample_deals(d: np.ndarray, rate_ij: float, rng: np.random.Generator) -> np.ndarray:
+    """One smoothed bootstrap draw of a pairing's deals ``d`` (per deal: score, games)."""
+    pick = d[rng.integers(len(d), size=len(d))]
+    # Smoothed: each drawn deal's score is redrawn as a binomial around its own rate,
+    # shrunk by one game's weight toward the pairing's (prior-shrunk) rate, so a
+    # perfect record over few deals still gets an interval of honest width.
+    p = (pick[:, 0] + rate_ij) / (pick[:, 1] + 1.0)
+    return np.column_stack([rng.binomial(pick[:, 1].astype(np.int64), p), pick[:, 1]])
+
+
 def rate(labels: Sequence[str], pairings: Sequence[dict], seed: int,
          samples: int = BOOTSTRAP_SAMPLES) -> list[dict]:
     """Rating table rows ``{"bot", "elo", "low", "high"}``, best first.
@@ -89,23 +104,69 @@ def rate(labels: Sequence[str], pairings: Sequence[dict], seed: int,
     base = [(p["a"], p["b"], np.asarray(p["deal_scores"], dtype=float).reshape(-1, 2))
             for p in pairings if p["a"] != p["b"] and p["deal_scores"]]
     point = fit(base)
-    base_rates = [(i, j, d, (d[:, 0].sum() + PRIOR_GAMES / 2) / (d[:, 1].sum() + PRIOR_GAMES))
-                  for i, j, d in base]
+    base_rates = [(i, j, d, _prior_rate(d)) for i, j, d in base]
     rng = np.random.default_rng([int(seed), 0x5E7])
     boot = np.empty((samples, n))
     for k in range(samples):
-        resampled = []
-        for i, j, d, rate_ij in base_rates:
-            pick = d[rng.integers(len(d), size=len(d))]
-            # Smoothed: each drawn deal's score is redrawn as a binomial around its own rate,
-            # shrunk by one game's weight toward the pairing's (prior-shrunk) rate, so a
-            # perfect record over few deals still gets an interval of honest width.
-            p = (pick[:, 0] + rate_ij) / (pick[:, 1] + 1.0)
-            resampled.append((i, j, np.column_stack([rng.binomial(pick[:, 1].astype(np.int64), p),
-                                                     pick[:, 1]])))
-        boot[k] = fit(resampled, point)
+        boot[k] = fit([(i, j, _resample_deals(d, rate_ij, rng)) for i, j, d, rate_ij in base_rates], point)
     low, high = np.percentile(boot, [2.5, 97.5], axis=0) if samples else (point, point)
     rows = [{"bot": labels[i], "elo": round(float(point[i]), 1),
              "low": round(float(min(low[i], point[i])), 1),
              "high": round(float(max(high[i], point[i])), 1)} for i in range(n)]
     return sorted(rows, key=lambda r: -r["elo"])
+
+
+def fixed_reference_fit(pairs: Sequence[tuple[float, float, float]], iters: int = 100,
+                        tol: float = 1e-9) -> float:
+    """The Elo-scale rating of one bot from ``(reference rating, its score, games)`` tuples
+    against references whose ratings are fixed: the same model and prior as
+    :func:`bradley_terry` (one virtual drawn game a pairing), with one free rating.
+
+    >>> round(fixed_reference_fit([(0.0, 7.5, 10.0)]), 1)   # 8 of 11 against a bot rated 0
+    170.4
+    """
+    k = 1.0 / _ELO
+    refs = np.array([r for r, _, _ in pairs], dtype=float)
+    wins = np.array([s + PRIOR_GAMES / 2 for _, s, _ in pairs], dtype=float)
+    games = np.array([n + PRIOR_GAMES for _, _, n in pairs], dtype=float)
+    x = float(np.average(refs, weights=games))
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-k * (x - refs)))
+        grad = k * float(np.sum(wins - games * p))
+        hess = -k * k * float(np.sum(games * p * (1.0 - p)))
+        step = float(np.clip(-grad / hess, -400.0, 400.0))  # damped, as bradley_terry's steps
+        x += step
+        if abs(step) < tol:
+            break
+    return x
+
+
+def rate_against(references: Sequence[float], deal_scores: Sequence[Sequence[Sequence[float]]], seed: int,
+                 samples: int = BOOTSTRAP_SAMPLES) -> tuple[float, np.ndarray]:
+    """One bot's Elo-scale rating from its games against references of fixed ratings,
+    and bootstrap draws of it (deals resampled and smoothed as in :func:`rate`).
+
+    Args:
+        references: the references' fixed ratings.
+        deal_scores: per reference, its pairing's ``[score of the bot, games]`` per deal.
+        seed: seeds the bootstrap's generator.
+        samples: bootstrap draws.
+
+    Returns:
+        The rating and the ``samples`` bootstrap ratings (for a percentile interval, or to
+        combine with other fits draw by draw).
+    """
+    base = [(float(r), np.asarray(d, dtype=float).reshape(-1, 2))
+            for r, d in zip(references, deal_scores, strict=True) if len(d)]
+    if not base:
+        raise ValueError("no games against any reference to rate from")
+
+    def fit(per_ref: list[tuple[float, np.ndarray]]) -> float:
+        return fixed_reference_fit([(r, float(d[:, 0].sum()), float(d[:, 1].sum())) for r, d in per_ref])
+
+    point = fit(base)
+    rates = [(r, d, _prior_rate(d)) for r, d in base]
+    rng = np.random.default_rng([int(seed), 0x6A7])
+    boot = np.array([fit([(r, _resample_deals(d, rate_r, rng)) for r, d, rate_r in rates])
+                     for _ in range(samples)])
+    return point, boot

@@ -3,9 +3,12 @@
 Three strengths for every game: ``random`` (uniform legal), ``greedy``
 (a rule-based player per game, in its package: ``<game>_env/greedy.py``,
 found through :mod:`setgames.registry`) and ``ismcts`` (information-set MCTS,
-any game); and ``ppo``, a trained policy (:mod:`setgames.bots.ppo`) for the
-games whose package ships its weights. A bot *spec* is a name with options,
-written ``"ismcts:iterations=400,c=0.5"`` on the command line.
+any game); ``ppo``, a trained policy (:mod:`setgames.bots.ppo`) for the
+games whose package ships its weights; and the strength levels ``level:1``
+to ``level:6`` (:mod:`setgames.bots.levels`), each one of those bots. A bot
+*spec* is a name with options, written ``"ismcts:iterations=400,c=0.5"`` on
+the command line. Every bot but a level also takes ``epsilon=P``: a share
+``P`` of its moves are uniformly random (:class:`~setgames.bots.epsilon.EpsilonBot`).
 """
 
 from __future__ import annotations
@@ -14,22 +17,27 @@ import inspect
 from typing import Any
 
 from setgames import registry
+from setgames.bots import levels
 from setgames.bots.base import Bot, RandomBot
+from setgames.bots.epsilon import EpsilonBot
 from setgames.bots.ismcts import IsmctsBot
 from setgames.bots.ppo import PpoBot
 from setgames.bots.search import SearchBot
 
 __all__ = ["BOT_DESCRIPTIONS", "BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
 
-BOT_NAMES = ("random", "greedy", "ismcts", "ppo", "search")
+BOT_NAMES = ("random", "greedy", "ismcts", "ppo", "search", "level")
 BOT_DESCRIPTIONS = {
     "random": "uniform over the legal actions",
     "greedy": "the game's rule-based player (in its package)",
     "ismcts": "information-set Monte Carlo tree search (options: iterations, c, rollout, ...)",
     "ppo": "the trained policy shipped with the game's package",
     "search": "compiled determinized search with greedy play-outs (options: iters, ms)",
+    "level": "strength levels level:1 to level:6: " + ", ".join(
+        f"{lv.number} {lv.name}" for lv in levels.LEVELS),
 }
 _NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's options
+EPSILON = "epsilon"  # the option every bot but a level takes: a share of random moves
 
 
 def greedy_class(game_name: str) -> type[Bot]:
@@ -54,7 +62,19 @@ def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any)
 
     >>> make_bot("random", "tethsi", seed=0).name
     'random'
+    >>> make_bot("level", "tusac", seed=0, n=4).name
+    'greedy'
     """
+    if name == "level":
+        if set(options) != {"n"}:
+            raise ValueError("bad options for bot 'level': write level:1 to "
+                             f"level:{len(levels.LEVELS)}")
+        spec_name, spec_options = parse_bot_spec(levels.level_spec(options["n"], game_name))
+        return make_bot(spec_name, game_name, seed, **spec_options)
+    if EPSILON in options:
+        # Any bot weakened by random moves: the wrapper owns the option, the inner bot never sees it.
+        inner_options = {k: v for k, v in options.items() if k != EPSILON}
+        return EpsilonBot(make_bot(name, game_name, None, **inner_options), options[EPSILON], seed)
     if name == "random":
         cls: type[Bot] = RandomBot
     elif name == "greedy":
@@ -103,7 +123,11 @@ def parse_bot_spec(text: str) -> tuple[str, dict[str, Any]]:
 
     >>> parse_bot_spec("ismcts:iterations=50,rollout=random")
     ('ismcts', {'iterations': 50, 'rollout': 'random'})
+    >>> parse_bot_spec("level:5")
+    ('level', {'n': 5})
     """
+    if text.strip().startswith(levels.LEVEL_PREFIX):
+        return "level", {"n": levels.parse_level(text)}
     name, _, rest = text.strip().partition(":")
     if name not in BOT_NAMES:
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")

@@ -2,6 +2,7 @@
 
 =============================  ==================================================
 ``greedy``, ``ismcts:c=0.5``   a built-in bot (:mod:`setgames.bots.registry`)
+``level:1`` ... ``level:6``    a strength level (:mod:`setgames.bots.levels`)
 ``NAME[:key=value,...]``       a plug-in installed under the entry-point group
                                ``setgames.bots`` (listed by ``setgames bots``)
 ``pkg.module:Name[:k=v,...]``  a :class:`~setgames.bots.Bot` subclass, built as
@@ -29,7 +30,8 @@ from typing import Any
 
 from setgames.bots.base import Bot
 from setgames.bots.external import ExternalBot
-from setgames.bots.registry import BOT_NAMES, _check_options, _parse_value, make_bot
+from setgames.bots.levels import LEVEL_PREFIX
+from setgames.bots.registry import BOT_NAMES, _check_options, _parse_value, make_bot, parse_bot_spec
 
 __all__ = ["ENTRY_POINT_GROUP", "EXEC_PREFIX", "bot_listing", "is_builtin_spec", "make_any_bot",
            "parse_any_spec", "plugins"]
@@ -74,10 +76,14 @@ def parse_any_spec(text: str) -> tuple[str, dict[str, Any]]:
     ('exec:./engine --fast, quiet', {})
     >>> parse_any_spec("ismcts:iterations=50")
     ('ismcts', {'iterations': 50})
+    >>> parse_any_spec("level:2")
+    ('level', {'n': 2})
     """
     text = text.strip()
     if text.startswith(EXEC_PREFIX):
         return text, {}
+    if text.startswith(LEVEL_PREFIX):  # level:N names a level, not a module
+        return parse_bot_spec(text)
     first, colon, rest = text.partition(":")
     second, _, more = rest.partition(":")
     if colon and second and "=" not in second and first not in BOT_NAMES:  # module:Name[:options]

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from setgames.bots.levels import LEVELS, bot_title
 from setgames.checks import printable
 from setgames.play.screen import Colorizer, agent_name, render_screen, use_color
 from setgames.play.session import LoadError, Session, SessionError, load_record
@@ -106,12 +107,13 @@ class Repl:
         """Print the screen for the human."""
         s = self.session
         self.say(render_screen(s.game, s.game_name, s.state, s.human_seat, seed=s.seed, ply=s.ply,
-                               seat_names=s.seat_names(), color=self.color, reveal=s.is_over()))
+                               seat_names=[bot_title(n) for n in s.seat_names()], color=self.color,
+                               reveal=s.is_over()))
 
     def move_line(self, seat: int, action: int, who: str) -> str:
-        """``"player_1 (greedy): discard green pawn"``."""
+        """``"player_1 (greedy): discard green pawn"``; a level is shown with its name."""
         label = self.color.cards(self.session.label(action), self.game_name)
-        return f"{agent_name(seat)} ({printable(who)}): {label}"
+        return f"{agent_name(seat)} ({printable(bot_title(who))}): {label}"
 
     def say_move(self, seat: int, action: int, who: str, events_before: int) -> None:
         """Print a move and what it set off where the game tells (Tu Sac: the
@@ -379,6 +381,9 @@ class Repl:
 # ---------------------------------------------------------------------- CLI
 
 
+_LEVELS_HELP = ", ".join(f"level:{lv.number} {lv.name}" for lv in LEVELS)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``setgames play``."""
     from setgames.registry import GAME_NAMES
@@ -387,9 +392,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=None, metavar="N",
                         help="number of players (default: the game's default)")
     parser.add_argument("--opponents", default="greedy", metavar="BOT",
-                        help="greedy (default), ismcts or random; options as ismcts:iterations=100; also a "
-                             "plug-in's name, module.path:Name[:key=value,...] or 'exec:COMMAND' (see "
-                             "setgames bots; a saved game keeps only the built-in bots)")
+                        help="greedy (default), ismcts or random; options as ismcts:iterations=100; a "
+                             f"strength level: {_LEVELS_HELP}; also a plug-in's name, "
+                             "module.path:Name[:key=value,...] or 'exec:COMMAND' (see setgames bots; a "
+                             "saved game keeps only the built-in bots)")
     parser.add_argument("--seat", type=int, default=0, metavar="K", help="your seat, 0-based (default 0)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="the deal (default: a random one, printed so you can replay it)")

@@ -18,13 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from setgames import registry
+from setgames.bots.levels import LEVEL_PREFIX, LEVELS, bot_title
 from setgames.draw import draw_state
 from setgames.play.session import LoadError, Session, SessionError, load_record, make_named_bot
 from setgames.play.tools import TableTools, table_tools
 
 __all__ = ["BOT_CHOICES", "MAX_LOG", "TableError", "WebTable", "game_choices", "save_path"]
 
-BOT_CHOICES = ("random", "greedy", "ismcts:iterations=50", "ismcts")  # weakest to strongest
+# The lobby's allow-list, weakest to strongest: the named bots, then the strength levels (the page
+# shows each with its title; the hint bot defaults to the last, the strongest).
+BOT_CHOICES = ("random", "greedy", "ismcts:iterations=50", "ismcts",
+               *(f"{LEVEL_PREFIX}{lv.number}" for lv in LEVELS))
+_BOT_TITLES = {spec: bot_title(spec) for spec in BOT_CHOICES}  # what the lobby's menus show
 MAX_LOG = 200  # lines of the move log kept per table
 Progress = Callable[[dict[str, Any]], None]
 _SAVE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -168,7 +173,7 @@ class WebTable:
 
     def _record_move(self, seat: int, action: int, who: str, mark: int) -> None:
         s = self.session
-        self._say(f"player_{seat} ({who}): {s.label(action)}")
+        self._say(f"player_{seat} ({bot_title(who)}): {s.label(action)}")
         describe = self.tools.describe_events
         if describe is not None:
             for line in describe(s, mark):
@@ -353,7 +358,8 @@ class WebTable:
         """Everything the page shows, JSON-able."""
         s = self.session
         if s is None:
-            return {"game": None, "games": game_choices(), "bots": list(BOT_CHOICES), "saves": self.saves()}
+            return {"game": None, "games": game_choices(), "bots": list(BOT_CHOICES),
+                    "bot_titles": _BOT_TITLES, "saves": self.saves()}
         over, mine = s.is_over(), s.human_to_act()
         legal = s.legal() if mine else []
         layout = s.game.layout
@@ -376,5 +382,6 @@ class WebTable:
             "commands": [{"name": c.name, "title": c.title or c.name, "help": c.help}
                          for c in tools.commands],
             "buttons": [{"title": b.title, "blocks": list(b.blocks)} for b in tools.buttons],
-            "games": game_choices(), "bots": list(BOT_CHOICES), "saves": self.saves(),
+            "games": game_choices(), "bots": list(BOT_CHOICES), "bot_titles": _BOT_TITLES,
+            "saves": self.saves(),
         }

@@ -176,15 +176,17 @@ class PolicyBot(Bot):
 
 
 def resolve_opponent(opp: Any, game: Game, seed: int | None) -> Bot:
-    """A :class:`Bot` from a bot name, a bot, or a ``policy(obs, mask)`` callable."""
+    """A :class:`Bot` from a built-in bot spec (``"greedy"``, ``"level:3"``,
+    ``"greedy:epsilon=0.2"``), a bot, or a ``policy(obs, mask)`` callable."""
     if isinstance(opp, Bot):
         return opp
     if isinstance(opp, str):
         if opp == "random":
             return RandomBot(seed)
-        from setgames.bots.registry import make_bot
+        from setgames.bots.registry import make_bot, parse_bot_spec
 
-        return make_bot(opp, game.name, seed)
+        name, options = parse_bot_spec(opp)
+        return make_bot(name, game.name, seed, **options)
     if hasattr(opp, "act") and callable(opp.act):
         return opp  # a duck-typed bot
     if callable(opp):

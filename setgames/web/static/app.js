@@ -37,7 +37,10 @@ function fillForm(v) {
   const game = $("game");
   if (!game.options.length) {
     v.games.forEach((g) => option(game, g.name, g.title));
-    v.bots.forEach((b) => { option($("opponents"), b, b); option($("hint-bot"), b, b); });
+    v.bots.forEach((b) => {
+      const title = v.bot_titles[b] || b;
+      option($("opponents"), b, title); option($("hint-bot"), b, title);
+    });
     $("opponents").value = "greedy";
     $("hint-bot").value = v.bots[v.bots.length - 1];
     if (v.game) game.value = v.game;

@@ -159,3 +159,15 @@ def test_an_unreachable_address_ends_in_one_line(address, match, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("setgames: error: "), proc.stderr
     assert match in lines[0]
+
+
+def test_the_gauntlet_on_ray_writes_the_files_of_a_serial_run(cluster, tmp_path):
+    from setgames.arena.gauntlet import GAUNTLET_FILE, run_gauntlet
+
+    files = []
+    for executor, workers in (("serial", 1), ("ray", 2)):
+        out = tmp_path / executor
+        run_gauntlet("greedy:epsilon=0.3", games_per_config=2, workers=workers, executor=executor, out=out,
+                     progress=False, references=["level:1", "level:4", "ppo"], configs=["tethsi", "bharg-3p"])
+        files.append([(out / name).read_bytes() for name in (GAUNTLET_FILE, RESULTS_FILE, RECORDS_FILE)])
+    assert files[0] == files[1]

@@ -14,8 +14,8 @@ from tests.setgames.arena.toy_multi import MultiToyGame
 from tests.setgames.bots.helpers import available_games
 from tests.setgames.toy_game import ToyGame, ToyState
 
-# cheap searches for long runs
-FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}, "search": {"iters": 8}}
+# Cheap searches for long runs; a level is named by its number (3: greedy with random moves mixed in).
+FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}, "search": {"iters": 8}, "level": {"n": 3}}
 
 
 def _bot(name: str, game_name: str, seed: int):
@@ -62,7 +62,7 @@ def test_bots_only_choose_legal_actions_on_toy_games(name):
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_bots_only_choose_legal_actions_over_long_runs(game_name, name):
     game = _real_game(game_name)
-    games = {"random": 12, "greedy": 12, "ismcts": 2, "ppo": 12, "search": 3}[name]
+    games = {"random": 12, "greedy": 12, "ismcts": 2, "ppo": 12, "search": 3, "level": 12}[name]
     total = 0
     for seed in range(games):
         # The bot under test in every seat, then against random players.

@@ -380,3 +380,10 @@ def test_tusac_help_lists_its_trash_command_and_other_games_name_it():
     other = io.StringIO()
     Repl(session, inp=io.StringIO(""), out=other, color=False).handle("trash")
     assert "trash is a Tu Sac command" in other.getvalue() and session.actions == []
+
+
+def test_a_level_opponent_is_shown_with_its_name():
+    status, out, _ = play(["tethsi", "--seed", "4", "--opponents", "level:2", "--hint-bot", "random",
+                           "--delay", "0"], "watch\nquit\n")
+    assert status == 0
+    assert "player_1=level:2 Novice" in out and "player_1 (level:2 Novice):" in ANSI.sub("", out)

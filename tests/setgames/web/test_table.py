@@ -107,3 +107,19 @@ def test_the_lobby_names_its_allow_list_only(tmp_path, spec):
     for key in ("opponents", "hint_bot"):
         with pytest.raises(TableError, match="is not one of"):
             table.new_game({"game": "tethsi", key: spec})
+
+
+def test_the_lobby_offers_the_levels_by_name_and_a_level_game_saves_and_loads(tmp_path):
+    table = WebTable(tmp_path)
+    lobby = table.view()
+    levels = [b for b in lobby["bots"] if b.startswith("level:")]
+    assert levels == [f"level:{n}" for n in range(1, 7)]
+    assert lobby["bot_titles"]["level:1"] == "level:1 Beginner"
+    view = table.new_game({"game": "bharg", "players": 2, "seed": 5, "opponents": "level:3",
+                           "hint_bot": "level:2"})
+    assert view["opponents"] == "level:3"
+    while not any("(level:3 Intermediate)" in line for line in view["log"]):  # until a bot has moved
+        view = table.move({"action": view["moves"][0]["action"], "confirm": True})
+    table.save({"name": "lv"})
+    again = WebTable(tmp_path).load({"name": "lv"})
+    assert again["opponents"] == "level:3" and again["hint_bot"] == "level:2"

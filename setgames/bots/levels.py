@@ -1,0 +1,198 @@
+"""The strength ladder: ``level:1`` (Beginner) to ``level:6`` (Master), and the gauntlet's references.
+
+One versioned table holds everything two people's reports must agree on:
+
+- :data:`LEVELS`: per level, its name and the bot spec it stands for in each
+  game (``level:N`` is a bot spec on every command: ``arena``, ``play
+  --opponents``, the web lobby, ``eval``). The levels are built from the
+  existing bots: ``random``; ``greedy`` weakened by ``epsilon`` (a share of
+  uniformly random moves, :mod:`setgames.bots.epsilon`); ``greedy``; and the
+  search at two budgets. When the compiled search lands, levels 5 and 6 swap
+  their ``ismcts:iterations=...`` for ``search:iters=...``: one line each,
+  and :data:`LADDER_VERSION` goes up (the reference ratings are measured again).
+- :data:`GAUNTLET_CONFIGS`, :data:`REFERENCES` and :data:`REFERENCE_ELO`:
+  what ``setgames eval`` plays a bot against, and the fixed ratings those
+  references hold, per game and config (measured with
+  ``python benchmarks/levels.py``, see :func:`setgames.arena.gauntlet.measure_ladder`).
+- :data:`RATING_ANCHORS`: the scale of the gauntlet's rating, random (level 1)
+  at 0 and greedy (level 4) at 1000 in every game and config.
+
+Any change to a level's spec, a reference, a config or a constant changes
+what a rating means: raise :data:`LADDER_VERSION` with it (the gauntlet's
+seeds derive from the version, so its games change too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "GAUNTLET_CONFIGS",
+    "LADDER_VERSION",
+    "LEVELS",
+    "LEVEL_PREFIX",
+    "RATING_ANCHORS",
+    "REFERENCES",
+    "REFERENCE_ELO",
+    "Level",
+    "bot_title",
+    "config_key",
+    "level",
+    "level_spec",
+    "parse_level",
+]
+
+LADDER_VERSION = 1
+LEVEL_PREFIX = "level:"
+
+
+@dataclass(frozen=True)
+class Level:
+    """One rung of the ladder.
+
+    Attributes:
+        number: 1 (weakest) to 6 (strongest).
+        name: what people read ("Beginner").
+        specs: per game name, the built-in bot spec the level plays.
+    """
+
+    number: int
+    name: str
+    specs: tuple[tuple[str, str], ...]
+
+    def spec(self, game_name: str) -> str:
+        """The bot spec this level plays in ``game_name``.
+
+        Raises:
+            ValueError: the ladder has no entry for that game.
+        """
+        for name, spec in self.specs:
+            if name == game_name:
+                return spec
+        have = ", ".join(name for name, _ in self.specs)
+        raise ValueError(f"level:{self.number} is defined for {have}, not for {game_name!r}")
+
+
+def _every_game(spec: str) -> tuple[tuple[str, str], ...]:
+    return tuple((name, spec) for name in ("tethsi", "bharg", "tusac"))
+
+
+# Levels 2 and 3 are greedy with a share of random moves, chosen per game so that they split
+# the Elo between random and greedy in about three equal steps (benchmarks/levels.py measured
+# the shares: greedy:epsilon=E against E + 0.2, every config, 300 games a step). Tu Sac's greedy
+# beats random by much less (about 150 Elo over the chain at 3 and 4 players) than the others'
+# (430-620), so its steps are the narrow ones; docs/levels.md gives the measured steps.
+LEVELS: tuple[Level, ...] = (
+    Level(1, "Beginner", _every_game("random")),
+    Level(2, "Novice", (("tethsi", "greedy:epsilon=0.55"), ("bharg", "greedy:epsilon=0.7"),
+                        ("tusac", "greedy:epsilon=0.7"))),
+    Level(3, "Intermediate", (("tethsi", "greedy:epsilon=0.25"), ("bharg", "greedy:epsilon=0.4"),
+                              ("tusac", "greedy:epsilon=0.4"))),
+    Level(4, "Advanced", _every_game("greedy")),
+    # The compiled search (spec `search`) replaces these two when it lands: search:iters=...
+    Level(5, "Expert", _every_game("ismcts:iterations=16")),
+    Level(6, "Master", _every_game("ismcts")),
+)
+
+# The games and configs of the gauntlet, as (game name, config) with the config's items sorted.
+GAUNTLET_CONFIGS: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
+    ("tethsi", ()),
+    ("bharg", (("num_players", 2),)),
+    ("bharg", (("num_players", 3),)),
+    ("tusac", (("num_players", 2),)),
+    ("tusac", (("num_players", 3),)),
+    ("tusac", (("num_players", 4),)),
+)
+
+# The gauntlet's references: every level, then the named bots that are not a level already
+# (level 1 is random, level 4 greedy, level 6 the default search).
+REFERENCES: tuple[str, ...] = (*(f"{LEVEL_PREFIX}{lv.number}" for lv in LEVELS), "ppo")
+
+# The scale of the gauntlet's rating: these references' ratings, in every game and config.
+RATING_ANCHORS: dict[str, float] = {"level:1": 0.0, "level:4": 1000.0}
+
+# Each reference's Elo (400 log10 odds; level 1 = 0) per config, measured by benchmarks/levels.py
+# (Bradley-Terry over the ladder's steps, duplicate deals; docs/levels.md has the steps):
+# version 1: levels 1-4 and ppo from 400 games a step (seed 1); level 5 is level 4 plus its
+# step's fit over 52-156 games (seed 1); level 6 (the default ismcts) is greedy's plus the Elo of
+# the search's score against greedy in docs/guides/bots.md (100 games in Tet Hsi and Bharg 2p,
+# 1,600-3,000 in Tu Sac; Bharg 3p: ppo's plus its 41% against the search over 150 games).
+# Levels 5 and 6 are provisional (intervals 100-300 Elo wide) until the compiled search takes them.
+REFERENCE_ELO: dict[str, dict[str, float]] = {
+    "tethsi": {"level:1": 0.0, "level:2": 168.0, "level:3": 387.0, "level:4": 538.0,
+              "level:5": 576.0, "level:6": 623.0, "ppo": 578.0},
+    "bharg-2p": {"level:1": 0.0, "level:2": 243.0, "level:3": 411.0, "level:4": 620.0,
+                "level:5": 639.0, "level:6": 751.0, "ppo": 618.0},
+    "bharg-3p": {"level:1": 0.0, "level:2": 229.0, "level:3": 359.0, "level:4": 505.0,
+                "level:5": 548.0, "level:6": 620.0, "ppo": 557.0},
+    "tusac-2p": {"level:1": 0.0, "level:2": 107.0, "level:3": 172.0, "level:4": 221.0,
+                "level:5": 238.0, "level:6": 238.0, "ppo": 221.0},
+    "tusac-3p": {"level:1": 0.0, "level:2": 47.0, "level:3": 106.0, "level:4": 174.0,
+                "level:5": 171.0, "level:6": 175.0, "ppo": 178.0},
+    "tusac-4p": {"level:1": 0.0, "level:2": 70.0, "level:3": 125.0, "level:4": 180.0,
+                "level:5": 188.0, "level:6": 200.0, "ppo": 180.0},
+}
+
+
+def config_key(game_name: str, config: tuple[tuple[str, Any], ...] | dict[str, Any]) -> str:
+    """The short name of a game and config in the tables: ``"tethsi"``, ``"bharg-3p"``.
+
+    >>> config_key("tusac", {"num_players": 4}), config_key("tethsi", ())
+    ('tusac-4p', 'tethsi')
+    """
+    items = dict(config)
+    players = items.pop("num_players", None)
+    parts = [game_name] + ([f"{players}p"] if players is not None else [])
+    parts += [f"{k}={v}" for k, v in sorted(items.items())]
+    return "-".join(parts)
+
+
+def parse_level(text: str) -> int:
+    """The level number of ``"level:N"``.
+
+    Raises:
+        ValueError: not ``level:`` followed by a level's number.
+
+    >>> parse_level("level:3")
+    3
+    """
+    rest = text.strip()[len(LEVEL_PREFIX):] if text.strip().startswith(LEVEL_PREFIX) else ""
+    if not rest.strip().isdigit() or not 1 <= int(rest) <= len(LEVELS):
+        raise ValueError(f"bad level {text.strip()!r}; write level:1 ({LEVELS[0].name}) to "
+                         f"level:{len(LEVELS)} ({LEVELS[-1].name})")
+    return int(rest)
+
+
+def level(number: int) -> Level:
+    """Level ``number`` (1..6).
+
+    Raises:
+        ValueError: no such level.
+    """
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(LEVELS):
+        raise ValueError(f"level {number!r} must be 1 ({LEVELS[0].name}) to {len(LEVELS)} "
+                         f"({LEVELS[-1].name})")
+    return LEVELS[number - 1]
+
+
+def level_spec(number: int, game_name: str) -> str:
+    """The bot spec level ``number`` plays in ``game_name``.
+
+    >>> level_spec(4, "bharg")
+    'greedy'
+    """
+    return level(number).spec(game_name)
+
+
+def bot_title(spec: str) -> str:
+    """How people read a bot spec: a level with its name, anything else as written.
+
+    >>> bot_title("level:1"), bot_title("greedy")
+    ('level:1 Beginner', 'greedy')
+    """
+    try:
+        number = parse_level(spec)
+    except ValueError:
+        return spec
+    return f"{spec.strip()} {LEVELS[number - 1].name}"
