@@ -1,15 +1,14 @@
 """Measure the strength ladder (``level:1`` ... ``level:6`` and ``ppo``) with intervals.
 
-Plays each level against the one below it, and ``ppo`` against levels 4 and
-5, on every game and config of the ladder (duplicate deals; the arena), and
-prints per config the steps (score of the stronger with its 95% interval,
-whether it reaches 58%) and the references' Elo (Bradley-Terry, level 1 = 0)
-as the ``REFERENCE_ELO`` entries of ``setgames/bots/levels.py``. Level 6 is
-the full search: minutes a game at 3 players, so it is measured apart with a
-smaller count (``--only level:5,level:6``: its Elo then counts from level 5's).
+Plays each level against the one below it, and ``ppo`` against levels 5
+(greedy) and 6 (the search), on every game and config of the ladder
+(duplicate deals; the arena), and prints per config the steps (score of the
+stronger with its 95% interval, whether it reaches 58%) and the references'
+Elo (Bradley-Terry, level 1 = 0) as the ``REFERENCE_ELO`` entries of
+``setgames/bots/levels.py``. The whole ladder at 400 games a step takes about
+15 minutes on 2 cores (the search is compiled).
 
-    python benchmarks/levels.py --games 400 --workers 2 --skip level:6
-    python benchmarks/levels.py --games 40 --only level:5,level:6
+    python benchmarks/levels.py --games 400 --workers 2
     python benchmarks/levels.py --games 400 --config tusac-4p --json ladder.json
 """
 

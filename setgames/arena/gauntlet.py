@@ -237,16 +237,16 @@ def _summarise(candidate: BotSpec, refs: list[str], games: list[tuple[str, Arena
 
 def ladder_pairings(refs: Sequence[str]) -> list[tuple[int, int]]:
     """The pairings that measure the ladder, as ``(stronger, weaker)`` indices into ``refs``:
-    each level against the level below it, and each other reference against levels 4
-    (greedy) and 5.
+    each level against the level below it, and each other reference against levels 5
+    (greedy) and 6 (the search).
 
     >>> ladder_pairings(["level:1", "level:2", "level:4", "ppo"])
     [(1, 0), (2, 1), (3, 2)]
     """
     levels_at = [i for i, r in enumerate(refs) if r.startswith(levels.LEVEL_PREFIX)]
     pairs = [(b, a) for a, b in itertools.pairwise(levels_at)]
-    # The other references meet greedy and the cheap search (level 6's budget costs minutes a game).
-    neighbours = [i for i in levels_at if refs[i] in ("level:4", "level:5")]
+    # The other references meet greedy and the search.
+    neighbours = [i for i in levels_at if refs[i] in ("level:5", "level:6")]
     for i, ref in enumerate(refs):
         if not ref.startswith(levels.LEVEL_PREFIX):
             pairs += [(i, j) for j in neighbours]

@@ -48,7 +48,7 @@ def format_gauntlet(report: dict[str, Any]) -> str:
         lines.append("")
         lines.append("**Interrupted**: these figures cover only the games finished before the stop.")
     lines += ["", f"**Rating: {_rating(report['rating'])}** (95% interval) on the anchored scale: "
-              "random (level 1) = 0, greedy (level 4) = 1000 in every config.", ""]
+              "random (level 1) = 0, greedy (level 5) = 1000 in every config.", ""]
     forfeits = report["forfeits"]
     total = sum(forfeits.values())
     why = ", ".join(f"{reason} {count}" for reason, count in forfeits.items())

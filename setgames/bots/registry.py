@@ -31,7 +31,8 @@ BOT_DESCRIPTIONS = {
     "random": "uniform over the legal actions",
     "greedy": "the game's rule-based player (in its package)",
     "ismcts": "information-set Monte Carlo tree search (options: iterations, c, rollout, ...)",
-    "ppo": "the trained policy shipped with the game's package",
+    "ppo": ("the trained policy shipped with the game's package (Tu Sac's plays greedy's moves: "
+            "greedy, not learned)"),
     "search": "compiled determinized search with greedy play-outs (options: iters, ms)",
     "level": "strength levels level:1 to level:6: " + ", ".join(
         f"{lv.number} {lv.name}" for lv in levels.LEVELS),

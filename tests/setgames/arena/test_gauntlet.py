@@ -16,7 +16,7 @@ from setgames.cli import main
 from setgames.records import RECORDS_FILE
 
 # A cheap slice of the ladder for the default run: no search reference, three configs.
-CHEAP_REFS = ["level:1", "level:2", "level:3", "level:4", "ppo"]
+CHEAP_REFS = ["level:1", "level:2", "level:3", "level:5", "ppo"]
 CHEAP_CONFIGS = ["tethsi", "bharg-3p", "tusac-4p"]
 
 
@@ -55,7 +55,7 @@ def test_the_report_holds_every_reference_of_every_config_played(tmp_path):
         assert all(r["games"] >= 4 and r["wins"] + r["draws"] + r["losses"] == r["games"]
                    for r in entry["references"])
         ratings = {r["reference"]: r["rating"] for r in entry["references"]}
-        assert ratings["level:1"] == 0.0 and ratings["level:4"] == 1000.0  # the anchored scale
+        assert ratings["level:1"] == 0.0 and ratings["level:5"] == 1000.0  # the anchored scale
         low, high = entry["rating"]["low"], entry["rating"]["high"]
         assert low <= entry["rating"]["rating"] <= high
     text = format_gauntlet(report)
@@ -73,8 +73,8 @@ def test_a_bot_that_is_also_a_reference_keeps_both_names(tmp_path):
 
 
 def test_the_bot_against_itself_rates_near_its_own_reference_rating():
-    # greedy is level 4 (1000 by definition): against levels 3 and 4 its rating must cover that.
-    report = _run("greedy", refs=["level:3", "level:4"], configs=["tethsi"], games=200)
+    # greedy is level 5 (1000 by definition): against levels 4 and 5 its rating must cover that.
+    report = _run("greedy", refs=["level:4", "level:5"], configs=["tethsi"], games=200)
     r = report["configs"][0]["rating"]
     assert r["low"] <= 1000.0 <= r["high"]
 
@@ -111,7 +111,7 @@ def test_bad_eval_options_are_refused_in_one_line(capsys, argv, match):
 
 def test_the_eval_command_prints_and_saves_the_report(tmp_path, capsys, monkeypatch):
     # The command plays the whole ladder; here a slice of it stands for the ladder.
-    monkeypatch.setattr(gauntlet, "REFERENCES", ("level:1", "level:4"))
+    monkeypatch.setattr(gauntlet, "REFERENCES", ("level:1", "level:5"))
     monkeypatch.setattr(gauntlet, "GAUNTLET_CONFIGS", (("tethsi", ()),))
     status = main(["eval", "random", "--games-per-config", "2", "--workers", "1", "--out", str(tmp_path),
                    "--no-progress"])

@@ -55,7 +55,7 @@ def test_the_anchors_and_every_reference_have_a_rating_in_every_config():
         table = levels.REFERENCE_ELO[key]
         assert set(table) == set(levels.REFERENCES), key
         assert table["level:1"] == 0.0, key  # level 1 (random) is where the Elo counts from
-        assert table["level:4"] > 0.0, key  # greedy is above random: the anchored scale's unit
+        assert table["level:5"] > 0.0, key  # greedy is above random: the anchored scale's unit
     assert set(levels.RATING_ANCHORS) <= set(levels.REFERENCES)
 
 
