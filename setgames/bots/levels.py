@@ -113,24 +113,21 @@ RATING_ANCHORS: dict[str, float] = {"level:1": 0.0, "level:5": 1000.0}
 
 # Each reference's Elo (400 log10 odds; level 1 = 0) per config, measured by benchmarks/levels.py
 # (Bradley-Terry over the ladder's steps, duplicate deals; docs/levels.md has the steps):
-# version 1: levels 1-4 and ppo from 400 games a step (seed 1); level 5 is level 4 plus its
-# step's fit over 52-156 games (seed 1); level 6 (the default ismcts) is greedy's plus the Elo of
-# the search's score against greedy in docs/guides/bots.md (100 games in Tet Hsi and Bharg 2p,
-# 1,600-3,000 in Tu Sac; Bharg 3p: ppo's plus its 41% against the search over 150 games).
-# Levels 5 and 6 are provisional (intervals 100-300 Elo wide) until the compiled search takes them.
+# version 2: `python benchmarks/levels.py --games 400 --workers 2 --seed 1`, every step and ppo
+# against levels 5 and 6 from 400 games (402 at 3 players).
 REFERENCE_ELO: dict[str, dict[str, float]] = {
-    "tethsi": {"level:1": 0.0, "level:2": 168.0, "level:3": 387.0, "level:4": 538.0,
-              "level:5": 576.0, "level:6": 623.0, "ppo": 578.0},
-    "bharg-2p": {"level:1": 0.0, "level:2": 243.0, "level:3": 411.0, "level:4": 620.0,
-                "level:5": 639.0, "level:6": 751.0, "ppo": 618.0},
-    "bharg-3p": {"level:1": 0.0, "level:2": 229.0, "level:3": 359.0, "level:4": 505.0,
-                "level:5": 548.0, "level:6": 620.0, "ppo": 557.0},
-    "tusac-2p": {"level:1": 0.0, "level:2": 107.0, "level:3": 172.0, "level:4": 221.0,
-                "level:5": 238.0, "level:6": 238.0, "ppo": 221.0},
-    "tusac-3p": {"level:1": 0.0, "level:2": 47.0, "level:3": 106.0, "level:4": 174.0,
-                "level:5": 171.0, "level:6": 175.0, "ppo": 178.0},
-    "tusac-4p": {"level:1": 0.0, "level:2": 70.0, "level:3": 125.0, "level:4": 180.0,
-                "level:5": 188.0, "level:6": 200.0, "ppo": 180.0},
+    "tethsi": {"level:1": 0.0, "level:2": 77.0, "level:3": 217.0, "level:4": 370.0,
+               "level:5": 497.0, "level:6": 538.0, "ppo": 529.0},
+    "bharg-2p": {"level:1": 0.0, "level:2": 193.0, "level:3": 379.0, "level:4": 489.0,
+                 "level:5": 602.0, "level:6": 723.0, "ppo": 611.0},
+    "bharg-3p": {"level:1": 0.0, "level:2": 163.0, "level:3": 337.0, "level:4": 467.0,
+                 "level:5": 583.0, "level:6": 692.0, "ppo": 637.0},
+    "tusac-2p": {"level:1": 0.0, "level:2": 70.0, "level:3": 132.0, "level:4": 166.0,
+                 "level:5": 220.0, "level:6": 233.0, "ppo": 219.0},
+    "tusac-3p": {"level:1": 0.0, "level:2": 36.0, "level:3": 106.0, "level:4": 139.0,
+                 "level:5": 193.0, "level:6": 210.0, "ppo": 192.0},
+    "tusac-4p": {"level:1": 0.0, "level:2": 29.0, "level:3": 87.0, "level:4": 112.0,
+                 "level:5": 168.0, "level:6": 178.0, "ppo": 161.0},
 }
 
 

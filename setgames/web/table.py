@@ -27,7 +27,7 @@ __all__ = ["BOT_CHOICES", "MAX_LOG", "TableError", "WebTable", "game_choices", "
 
 # The lobby's allow-list, weakest to strongest: the named bots, then the strength levels (the page
 # shows each with its title; the hint bot defaults to the last, the strongest).
-BOT_CHOICES = ("random", "greedy", "ismcts:iterations=50", "ismcts",
+BOT_CHOICES = ("random", "greedy", "ismcts:iterations=50", "ismcts", "search",
                *(f"{LEVEL_PREFIX}{lv.number}" for lv in LEVELS))
 _BOT_TITLES = {spec: bot_title(spec) for spec in BOT_CHOICES}  # what the lobby's menus show
 MAX_LOG = 200  # lines of the move log kept per table

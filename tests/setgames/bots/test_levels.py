@@ -43,8 +43,8 @@ def test_levels_are_numbered_named_and_span_random_to_the_default_search():
     assert len({lv.name for lv in levels.LEVELS}) == 6 and levels.LEVELS[0].name == "Beginner"
     for game_name in GAME_NAMES:
         assert levels.level_spec(1, game_name) == "random"
-        assert levels.level_spec(4, game_name) == "greedy"
-        assert levels.level_spec(6, game_name).startswith(("ismcts", "search"))
+        assert levels.level_spec(5, game_name) == "greedy"  # the anchored scale's 1000
+        assert levels.level_spec(6, game_name).startswith("search")  # the strongest bot there is
     assert levels.bot_title("level:6") == f"level:6 {levels.LEVELS[5].name}"
 
 
