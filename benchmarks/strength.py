@@ -10,7 +10,8 @@ points), on the seed set ``--seed`` (change it for fresh deals). The search
 row also gives the time per decision. ``--equal-time`` adds the compiled
 search against the Python ISMCTS at the same time per move (smaller:
 ISMCTS spends 100 ms a move). ``--curve CONFIG`` measures the search's
-score against its budget instead. ``--write`` puts the table into the README
+score against its budget instead (``--json`` saves it, ``--write-curve`` puts
+saved curves into the docs page). ``--write`` puts the table into the README
 (between its ``strength-table`` markers) and into the docs page.
 """
 
@@ -31,6 +32,7 @@ CONFIGS = (("Tet Hsi", "tethsi", {}), ("Bharg 2p", "bharg", {"num_players": 2}),
 BOTS = ("search", "ppo")                       # each against greedy
 EQUAL_TIME = ("search:ms=100", "ismcts")       # the Python ISMCTS's default budget: ~100-150 ms a move
 MARK = "strength-table"
+CURVE_MARK = "curve-table"
 
 
 def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, seed: int,
@@ -48,13 +50,14 @@ def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, s
 
 
 def measure(games: int, seed: int, workers: int, equal_time_games: int,
-            only: list[str] | None = None) -> list[dict]:
-    """The rows of the table (the arenas run here): every config's, or those named in ``only``."""
+            only: list[str] | None = None, bots: list[str] | None = None) -> list[dict]:
+    """The rows of the table (the arenas run here): every config's, or those named in ``only``;
+    every bot of :data:`BOTS` against greedy, or those named in ``bots``."""
     rows = []
     for label, name, config in CONFIGS:
         if only and label not in only:
             continue
-        for bot in BOTS:
+        for bot in bots or BOTS:
             rows.append(_pairing(label, name, config, [bot, "greedy"], games, seed, workers))
             print(_line(rows[-1]), flush=True)
     if equal_time_games:
@@ -86,23 +89,24 @@ def _line(r: dict) -> str:
             f"| {r['median_ms']:.2f} / {r['p99_ms']:.1f} |")
 
 
-def table(rows: list[dict], seed: int) -> str:
-    """The Markdown table of ``rows``."""
+def table(rows: list[dict], seed: int, made_by: str = "--write") -> str:
+    """The Markdown table of ``rows`` (``made_by``: the options of the command that makes it)."""
     head = ["| config | pairing | score | 95% interval | games | A's ms per decision (median / p99) |",
             "|---|---|--:|---|--:|---|"]
     foot = (f"\nDuplicate deals, seed set {seed}; score = wins + half the draws. Made by "
-            "`python benchmarks/strength.py --write`.")
+            f"`python benchmarks/strength.py {made_by}`.")
     return "\n".join(head + [_line(r) for r in rows]) + "\n" + foot
 
 
-def write(text: str) -> None:
-    """Put ``text`` between the ``strength-table`` markers of the README and the docs page."""
-    for path in (ROOT / "README.md", ROOT / "docs" / "guides" / "strength.md"):
+def write(text: str, mark: str = MARK, readme: bool = True) -> None:
+    """Put ``text`` between the ``mark`` markers of the docs page (and of the README)."""
+    paths = [ROOT / "docs" / "guides" / "strength.md"] + ([ROOT / "README.md"] if readme else [])
+    for path in paths:
         doc = path.read_text()
-        pattern = re.compile(rf"(<!-- {MARK} -->\n).*?(\n<!-- /{MARK} -->)", re.S)
+        pattern = re.compile(rf"(<!-- {mark} -->\n).*?(<!-- /{mark} -->)", re.S)
         if not pattern.search(doc):
-            raise SystemExit(f"{path} has no <!-- {MARK} --> ... <!-- /{MARK} --> block")
-        path.write_text(pattern.sub(lambda m: m.group(1) + text + m.group(2), doc))
+            raise SystemExit(f"{path} has no <!-- {mark} --> ... <!-- /{mark} --> block")
+        path.write_text(pattern.sub(lambda m: m.group(1) + text + "\n" + m.group(2), doc))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -117,6 +121,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", type=pathlib.Path, help="also save the rows as JSON")
     ap.add_argument("--only", action="append", metavar="CONFIG", help="measure only this config (repeatable; "
                     f"one of {', '.join(c[0] for c in CONFIGS)})")
+    ap.add_argument("--write-curve", nargs="+", type=pathlib.Path, metavar="JSON",
+                    help="put the curves saved by --curve --json into the docs page's curve table")
+    ap.add_argument("--bot", action="append", choices=BOTS, help="measure only this bot against greedy "
+                    "(repeatable)")
     ap.add_argument("--rows-from", nargs="+", type=pathlib.Path, metavar="JSON",
                     help="build the table from rows saved by --json instead of measuring")
     ap.add_argument("--curve", metavar="CONFIG", help="instead: the search's score against greedy at budgets "
@@ -128,10 +136,15 @@ def main(argv: list[str] | None = None) -> None:
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
         return
+    if args.write_curve:
+        rows = [r for path in args.write_curve for r in json.loads(path.read_text())]
+        made_by = " and ".join(f'--curve "{c}" --json' for c in dict.fromkeys(r["config"] for r in rows))
+        write(table(rows, args.seed, made_by + ", then --write-curve"), CURVE_MARK, readme=False)
+        return
     if args.rows_from:
         rows = [r for path in args.rows_from for r in json.loads(path.read_text())]
     else:
-        rows = measure(args.games, args.seed, args.workers, args.equal_time, args.only)
+        rows = measure(args.games, args.seed, args.workers, args.equal_time, args.only, args.bot)
     text = table(rows, args.seed)
     print(text)
     if args.json:

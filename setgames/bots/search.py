@@ -9,7 +9,7 @@ the GIL, on one core.
 Budget: ``iters`` re-deals per decision (the same moves on any machine: what
 the arena's strength tables use) and/or ``ms`` milliseconds per decision (what
 a time control wants; the moves then depend on the machine's speed). With
-neither, :data:`DEFAULT_ITERS`. Every decision draws its search's seed from
+neither, the game's :data:`DEFAULT_ITERS`. Every decision draws its search's seed from
 the bot's generator, so a seeded bot replays its games.
 """
 
@@ -27,7 +27,10 @@ from setgames.search.budget import check_budget, check_z
 __all__ = ["DEFAULT_ITERS", "DEFAULT_Z", "SearchBot"]
 
 DEFAULT_Z = 1.0
-DEFAULT_ITERS = 512  # where Tet Hsi's strength against greedy levels off (docs/guides/bots.md)
+# Per game: near where the score against greedy levels off, with the 99th percentile of a
+# decision's time under 100 ms on one core (the curves: docs/guides/strength.md).
+DEFAULT_ITERS = {"tethsi": 4096, "bharg": 1024, "tusac": 1024}
+FALLBACK_ITERS = 1024  # a game without its own entry
 _SEED_SPAN = 2**63
 
 
@@ -49,7 +52,7 @@ class SearchBot(Bot):
                  ms: float | None = None, z: float = DEFAULT_Z):
         super().__init__(seed)
         if iters is None and ms is None:
-            iters = DEFAULT_ITERS
+            iters = DEFAULT_ITERS.get(game_name, FALLBACK_ITERS)
         self.iters, self.ms = check_budget(iters, ms)
         self.z = check_z(z)
         self.game_name = game_name
