@@ -41,6 +41,8 @@ def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, s
         res = run_arena([ArenaGame.of(name, **config)], bots, games_per_pairing=games, seed=seed,
                         workers=workers, out=out, progress=False)
         timing = json.loads((pathlib.Path(out) / "timing.json").read_text())
+    if res.get("interrupted"):  # a row must hold the game count fixed before the run, all of it
+        raise SystemExit(f"{label}: {' vs '.join(bots)} was interrupted; no row written")
     arena = res["arenas"][0]
     p = arena["pairings"][0]
     per = timing["per_game"][name]

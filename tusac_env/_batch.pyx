@@ -44,7 +44,7 @@ from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal, ts_fill_mask,
-                                ts_legal, ts_observe, ts_redeal, ts_setup)
+                                ts_legal, ts_legal_list, ts_observe, ts_redeal, ts_setup)
 from tusac_env._search cimport ts_search_ops
 from setgames.search._pimc cimport SG_MAX_ACTIONS, SgBudget, SgResult, sg_pimc
 from tusac_env._greedy cimport ts_greedy
@@ -136,16 +136,6 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
         c.seat[i] = s.current
 
 
-cdef int _legal_list(TSState *s, int *out) noexcept nogil:
-    """The legal ids of ``s``, ascending, into ``out``; their count."""
-    cdef unsigned long long x = ts_legal(s)
-    cdef int n = 0
-    while x:
-        out[n] = __builtin_ctzll(x)
-        n += 1
-        x &= x - 1
-    return n
-
 
 cdef int _opponents(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Play the other seats of slot ``i`` until the learner is to act or the game ends (then 1)."""
@@ -160,7 +150,7 @@ cdef int _opponents(Ctx *c, Py_ssize_t i) noexcept nogil:
         elif c.opponents == OPP_SEARCH:
             a = sg_pimc(ts_search_ops(), s, NULL, &c.opp_budget, &c.opp_rng[i], legal, values, &res)
         else:
-            n = _legal_list(s, legal)
+            n = ts_legal_list(s, legal)
             a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
         c.last_mover[i] = s.current
         status = ts_apply(s, a)
@@ -287,7 +277,7 @@ cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         if c.status[i] != LIVE or _over(&c.st[i]):
             c.sample_out[i] = 0
             continue
-        m = _legal_list(&c.st[i], legal)
+        m = ts_legal_list(&c.st[i], legal)
         c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
 
 cdef float _play_out(const TSState *start, int action) noexcept nogil:
@@ -318,7 +308,7 @@ cdef void _returns_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         memset(row, 0, c.n_act * sizeof(float))
         if not c.value_slots[i] or c.status[i] != LIVE or _over(&c.st[i]):
             continue
-        m = _legal_list(&c.st[i], legal)
+        m = ts_legal_list(&c.st[i], legal)
         if c.redeals == 0:
             for k in range(m):
                 row[legal[k]] = _play_out(&c.st[i], legal[k])
@@ -548,7 +538,7 @@ cdef class Batch(GuardedCore):
         cdef int k, m
         if _over(&self.c.st[slot]) or self.c.status[slot] != LIVE:
             return [0] if self.c.status[slot] == SHORT else []
-        m = _legal_list(&self.c.st[slot], out)
+        m = ts_legal_list(&self.c.st[slot], out)
         return [out[k] for k in range(m)]
 
     cdef object _greedy_returns(self, object out, object slots, object redeals):
@@ -596,6 +586,6 @@ cdef class Batch(GuardedCore):
                 if c.status[i] != LIVE or _over(&c.st[i]):
                     o[i] = 0
                     continue
-                m = _legal_list(&c.st[i], legal)
+                m = ts_legal_list(&c.st[i], legal)
                 o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
         return out

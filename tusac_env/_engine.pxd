@@ -114,6 +114,7 @@ cdef void ts_deal(TSState *g, sg_pcg64 *rng) noexcept nogil
 cdef void ts_redeal(TSState *g, int seat, sg_pcg64 *rng) noexcept nogil
 cdef void ts_rebuild(TSState *g) noexcept nogil
 cdef unsigned long long ts_legal(TSState *g) noexcept nogil
+cdef int ts_legal_list(TSState *g, int *out) noexcept nogil
 cdef int ts_apply(TSState *g, int action) noexcept nogil
 cdef void ts_observe(TSState *g, int seat, unsigned char *out) noexcept nogil
 cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil

@@ -723,6 +723,17 @@ cdef void ts_to_claimer(TSState *g, int s) noexcept nogil:
     g.worst_ok = False
 
 
+cdef int ts_legal_list(TSState *g, int *out) noexcept nogil:
+    """The legal ids of ``g``, ascending, into ``out``; their count."""
+    cdef unsigned long long x = ts_legal(g)
+    cdef int n = 0
+    while x:
+        out[n] = __builtin_ctzll(x)
+        n += 1
+        x &= x - 1
+    return n
+
+
 # ---------------------------------------------------------------- game end (as tusac_env.scoring)
 
 cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexcept nogil:

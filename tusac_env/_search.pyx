@@ -9,7 +9,7 @@ per play-out.
 
 from setgames.batch._rng cimport sg_pcg64
 from setgames.search._pimc cimport SgOps, sg_search_call
-from tusac_env._engine cimport PH_OVER_C, Engine, TSState, ts_apply, ts_legal, ts_redeal
+from tusac_env._engine cimport PH_OVER_C, Engine, TSState, ts_apply, ts_legal_list, ts_redeal
 from tusac_env._greedy cimport ts_greedy
 
 __all__ = ["search"]
@@ -21,13 +21,7 @@ cdef int _seat(const void *st) noexcept nogil:
 
 
 cdef int _legal(void *st, const void *cfg, int *out) noexcept nogil:
-    cdef unsigned long long x = ts_legal(<TSState *> st)
-    cdef int n = 0
-    while x:
-        out[n] = __builtin_ctzll(x)
-        n += 1
-        x &= x - 1
-    return n
+    return ts_legal_list(<TSState *> st, out)
 
 
 cdef void _apply(void *st, const void *cfg, int action, double *gain) noexcept nogil:
@@ -44,10 +38,6 @@ cdef void _redeal(void *st, const void *cfg, int seat, sg_pcg64 *rng) noexcept n
 
 cdef int _policy(void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil:
     return ts_greedy(<TSState *> st)
-
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long x) nogil
 
 
 cdef SgOps OPS
