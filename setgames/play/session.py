@@ -42,7 +42,8 @@ __all__ = [
 ]
 
 HUMAN = "human"  # the name a human seat has in a saved record's "seats"
-BOT_STRENGTH_ORDER = ("search", "ismcts", "greedy", "random")  # strongest first; hint uses the first available
+# Strongest first; the hint uses the first available.
+BOT_STRENGTH_ORDER = ("search", "ismcts", "greedy", "random")
 _SEED_LIMIT = 2**63  # seeds live in [0, 2**63), as the env's
 
 
