@@ -240,7 +240,7 @@ def ladder_pairings(refs: Sequence[str]) -> list[tuple[int, int]]:
     each level against the level below it, and each other reference against levels 5
     (greedy) and 6 (the search).
 
-    >>> ladder_pairings(["level:1", "level:2", "level:4", "ppo"])
+    >>> ladder_pairings(["level:1", "level:2", "level:5", "ppo"])
     [(1, 0), (2, 1), (3, 2)]
     """
     levels_at = [i for i, r in enumerate(refs) if r.startswith(levels.LEVEL_PREFIX)]

@@ -175,7 +175,7 @@ def level(number: int) -> Level:
 def level_spec(number: int, game_name: str) -> str:
     """The bot spec level ``number`` plays in ``game_name``.
 
-    >>> level_spec(4, "bharg")
+    >>> level_spec(5, "bharg")
     'greedy'
     """
     return level(number).spec(game_name)

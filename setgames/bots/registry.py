@@ -63,7 +63,7 @@ def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any)
 
     >>> make_bot("random", "tethsi", seed=0).name
     'random'
-    >>> make_bot("level", "tusac", seed=0, n=4).name
+    >>> make_bot("level", "tusac", seed=0, n=5).name
     'greedy'
     """
     if name == "level":
