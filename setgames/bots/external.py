@@ -162,7 +162,9 @@ class ExternalBot(Bot):
         if not isinstance(action, int) or isinstance(action, bool):
             self._fault("garbage", f"reply has no integer 'action': {_short(reply)}")
         if action not in legal:
-            self._fault("illegal", f"action {action} is not legal (legal: {_short(legal)})")
+            # Not the legal list: a seat's legal moves can name its hidden cards, and the
+            # detail is shown to the person playing against this bot (setgames play).
+            self._fault("illegal", f"action {action} is not legal (its act message of ply {self._ply - 1})")
         return action
 
     def close(self, grace: float = _CLOSE_GRACE) -> None:
