@@ -253,3 +253,32 @@ def test_exec_bot_forfeits_on_ray_are_the_serial_runs(cluster, tmp_path):
     crashes = [r["forfeit"]["detail"] for r in records if r["forfeit"]["reason"] == "crashed"]
     assert len(crashes) == 3 and all("exit status 3" in detail for detail in crashes)
     assert len(_pids(piddir)) >= 4 and _all_gone(piddir) == []
+
+
+_LAUNCHED_ELSEWHERE = """
+import logging, os, sys
+import ray
+from setgames.arena import run_arena
+# Joined from the checkout, whose modules the cluster's workers then import (Ray gives them
+# the driver's directory at ray.init); the run is launched from another directory, where
+# the program's relative path is.
+ray.init(address=sys.argv[1], logging_level=logging.ERROR, log_to_driver=False)
+os.chdir(sys.argv[2])
+for executor in ("serial", "ray"):
+    run_arena(["tethsi"], ["greedy", "exec:" + sys.executable + " external_bot.py"], games_per_pairing=4,
+              seed=2, executor=executor, out=os.path.join(sys.argv[3], executor), progress=False)
+"""
+
+
+def test_a_relative_exec_path_resolves_against_the_launching_directory_on_a_joined_cluster(cluster, tmp_path):
+    # The cluster's workers run where it was started (this test's directory), not in the
+    # directory the run was launched from.
+    launch = tmp_path / "launch"
+    _example_copy(launch)
+    proc = subprocess.run([sys.executable, "-c", _LAUNCHED_ELSEWHERE, cluster, str(launch), str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    serial, on_ray = _files(tmp_path / "serial"), _files(tmp_path / "ray")
+    assert json.loads(serial[0])["arenas"][0]["forfeits"] == {}  # the program was found and played
+    assert on_ray == serial
+    assert _none_left(str(launch)) == []
