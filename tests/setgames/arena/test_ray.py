@@ -1,5 +1,6 @@
 """The arena on Ray (the ``ray`` extra): same files as the local executors, a joined cluster,
-dead workers, Ctrl-C, bad addresses. Skipped when Ray is not installed.
+dead workers, Ctrl-C, bad addresses, exec: bots (their games and forfeits as serially, in the
+launching directory, no program left). Skipped when Ray is not installed.
 
 One Ray (2 CPUs, loopback) is started for the module; runs in this process use it as a
 program that called ``ray.init`` would, and command-line runs in child processes join it
