@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 HUMAN = "human"  # the name a human seat has in a saved record's "seats"
-# Strongest first; the hint bot is the first available.
+# Strongest first; the hint uses the first available.
 BOT_STRENGTH_ORDER = ("search", "ismcts", "greedy", "random")
 _SEED_LIMIT = 2**63  # seeds live in [0, 2**63), as the env's
 MAX_DETAIL = 300  # characters of a forfeit's detail kept (as the arena's records)
