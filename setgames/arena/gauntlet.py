@@ -25,6 +25,7 @@ its neighbours) and fits the references' Elo: the constants of the table
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -145,8 +146,7 @@ def run_gauntlet(bot: str | BotSpec, games_per_config: int = 20, seed_set: int =
     seed = gauntlet_seed(seed_set)
     candidate = BotSpec.parse(bot) if isinstance(bot, str) else bot
     if candidate.label in refs:  # the bot is also a reference: both keep a name of their own
-        candidate = BotSpec(candidate.label + CANDIDATE_SUFFIX, candidate.name, candidate.options,
-                            candidate.factory)
+        candidate = dataclasses.replace(candidate, label=candidate.label + CANDIDATE_SUFFIX)
     results = run_arena([g for _, g in games], [candidate, *refs], games_per_pairing=games_per_config,
                         seed=seed, workers=workers, out=out, progress=progress,
                         pairings=[(0, i) for i in range(1, len(refs) + 1)], executor=executor,

@@ -10,6 +10,9 @@ The job (plan and bot specs) goes to the object store once; each task names
 a range of game indices and builds its bots from their specs in the worker.
 A task whose worker dies is retried once by Ray (a node lost to the cluster
 costs nothing); a second death loses that chunk's games, and the run goes on.
+A Ray worker outlives the run (on a joined cluster, or a program's own Ray), so
+each task ends the programs of its ``exec:`` bots before it returns; the next
+task starts them again (each game begins with its own ``new_game`` message).
 Needs the ``ray`` extra: ``pip install -e '.[ray]'``.
 """
 
@@ -22,9 +25,9 @@ import socket
 from typing import Any
 
 from setgames.arena.executors import TARGET_SECONDS
-from setgames.arena.worker import Job, play_range
+from setgames.arena.worker import Job, close_programs, play_range
 
-__all__ = ["INSTALL_HINT", "RayBackend", "check_address", "import_ray"]
+__all__ = ["INSTALL_HINT", "RayBackend", "check_address", "import_ray", "play_range_then_close"]
 
 INSTALL_HINT = "pip install -e '.[ray]'"
 CONNECT_SECONDS = 5.0  # to reach a head's port before Ray itself is asked (it retries for minutes)
@@ -66,6 +69,15 @@ def check_address(address: str, timeout: float = CONNECT_SECONDS) -> None:
         raise ConnectionError(f"cannot reach a Ray cluster at {address}: {reason}") from None
 
 
+def play_range_then_close(job: Job, start: int, stop: int) -> tuple[list[dict[str, Any]], float]:
+    """:func:`~setgames.arena.worker.play_range`, then end the ``exec:`` programs it started:
+    nothing else would, since the Ray worker that holds them stays up after the run."""
+    try:
+        return play_range(job, start, stop)
+    finally:
+        close_programs()
+
+
 class RayBackend:
     """Chunks of games as Ray tasks; see the module docstring."""
 
@@ -99,7 +111,7 @@ class RayBackend:
         cpus = int(ray.cluster_resources().get("CPU", 0)) or workers
         self.slots = 2 * cpus  # a task queued behind each running one keeps every CPU busy
         self._job = ray.put(job)
-        self._remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_range)
+        self._remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_range_then_close)
         self._refs: dict[cf.Future, Any] = {}
 
     def _quiet_errors(self) -> None:

@@ -30,13 +30,13 @@ bot forfeits or is flagged for its time (those depend on the machine).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from setgames.arena.signals import Terminated, signals_deferred, sigterm_as_inte
 from setgames.arena.stats import mean_interval
 from setgames.arena.worker import Job, TimeControl, close_bots
 from setgames.bots.base import Bot
-from setgames.bots.specs import make_any_bot, parse_any_spec
+from setgames.bots.specs import EXEC_PREFIX, make_any_bot, parse_any_spec
 from setgames.game import Game
 from setgames.records import RECORDS_FILE, make_record, records_writer
 
@@ -66,7 +66,7 @@ RESULTS_FORMAT = "setgames-arena/1"
 MAX_GAMES_PER_PAIRING = 1_000_000
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class BotSpec:
     """A bot as the arena builds it, in each worker, for each game.
 
@@ -77,33 +77,42 @@ class BotSpec:
         options: keyword options, as sorted ``(key, value)`` pairs.
         factory: optional picklable ``(game_name, seed, **options) -> Bot``
             (a module-level class or function) for bots outside the registry.
+        workdir: where an ``exec:`` program runs: :meth:`parse` sets the directory
+            it is called in (the run's launching directory), so that a relative path
+            in the command means the same in every worker, a Ray worker's included,
+            whose own directory is the cluster's. A worker without that directory
+            (another machine of a cluster) runs the program in its own.
     """
 
     label: str
     name: str
     options: tuple[tuple[str, Any], ...] = ()
     factory: Callable[..., Bot] | None = None
+    workdir: str | None = None
 
     @classmethod
     def parse(cls, text: str, label: str | None = None) -> BotSpec:
         """From any spec form (:mod:`setgames.bots.specs`): ``"greedy"``,
         ``"ismcts:iterations=50"``, ``"mypkg.bots:Deep:depth=3"``, ``"exec:./engine"``."""
         name, options = parse_any_spec(text)
-        return cls(label or text.strip(), name, tuple(sorted(options.items())))
+        workdir = os.getcwd() if name.startswith(EXEC_PREFIX) else None
+        return cls(label or text.strip(), name, tuple(sorted(options.items())), workdir=workdir)
 
     def build(self, game_name: str, seed: int | None = None) -> Bot:
         """A fresh bot for game ``game_name``."""
         if self.factory is not None:
             return self.factory(game_name, seed, **dict(self.options))
-        return make_any_bot(self.name, game_name, seed, **dict(self.options))
+        cwd = self.workdir if self.workdir is not None and os.path.isdir(self.workdir) else None
+        return make_any_bot(self.name, game_name, seed, cwd=cwd, **dict(self.options))
 
     def to_json(self) -> dict[str, Any]:
-        """Label, name and options as JSON-able data."""
+        """Label, name and options as JSON-able data (not the workdir: where a run was
+        launched from is no part of its results)."""
         name = self.name if self.factory is None else getattr(self.factory, "__qualname__", self.name)
         return {"label": self.label, "name": name, "options": dict(self.options)}
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ArenaGame:
     """One game and config to play the round robin on.
 
@@ -184,7 +193,7 @@ def _label_bots(bots: Sequence[BotSpec | str]) -> tuple[BotSpec, ...]:
         count = seen.get(spec.label, 0) + 1
         seen[spec.label] = count
         if count > 1:
-            spec = BotSpec(f"{spec.label}#{count}", spec.name, spec.options, spec.factory)
+            spec = dataclasses.replace(spec, label=f"{spec.label}#{count}")
         specs.append(spec)
     return tuple(specs)
 

@@ -26,7 +26,8 @@ from setgames.bots.base import Bot, BotFault
 from setgames.bots.external import DEFAULT_MOVE_MS, ExternalBot
 from setgames.game import Game, rng_from_seed
 
-__all__ = ["MAX_STEPS", "Job", "TimeControl", "close_bots", "init_worker", "play_game", "play_range"]
+__all__ = ["MAX_STEPS", "Job", "TimeControl", "close_bots", "close_programs", "init_worker", "play_game",
+           "play_range"]
 
 MAX_STEPS = 200_000  # steps; a game still running after that is a bug in a game or a bot
 _FLAG_ONLY_CUTOFF = 10  # with flag_only, an external program is cut off at 10x its limit
@@ -122,6 +123,16 @@ def close_bots() -> None:
     bots = list(_CACHE.bots.values())
     _CACHE.bots.clear()
     for bot in bots:
+        with contextlib.suppress(Exception):  # a failing close must not hide the run's outcome
+            bot.close()
+
+
+def close_programs() -> None:
+    """Close and forget the external bots this process built (ending their programs); the
+    other bots stay built for the next games (a network's weights are not loaded again)."""
+    keys = [key for key, bot in _CACHE.bots.items() if isinstance(bot, ExternalBot)]
+    for key in keys:
+        bot = _CACHE.bots.pop(key)
         with contextlib.suppress(Exception):  # a failing close must not hide the run's outcome
             bot.close()
 

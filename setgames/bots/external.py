@@ -46,8 +46,9 @@ DEFAULT_MOVE_MS = 10_000  # without a time control a hung program must still be 
 _CLOSE_GRACE = 0.5  # seconds a bot gets to exit after "quit" before it is killed
 
 
-def check_command(command: str) -> list[str]:
-    """``command`` split as a shell would (no shell runs it); its program must exist.
+def check_command(command: str, cwd: str | None = None) -> list[str]:
+    """``command`` split as a shell would (no shell runs it); its program must exist
+    (a relative path, such as ``./bot``, in ``cwd`` when given: where it will run).
 
     Raises:
         ValueError: an empty command or a program that is not found or not executable.
@@ -58,7 +59,10 @@ def check_command(command: str) -> list[str]:
         raise ValueError(f"bad exec: command {command!r}: {exc}") from None
     if not argv:
         raise ValueError("exec: needs a command, e.g. exec:./mybot or 'exec:python3 bot.py'")
-    if shutil.which(argv[0]) is None:
+    program = argv[0]
+    if cwd is not None and os.sep in program and not os.path.isabs(program):
+        program = os.path.join(cwd, program)  # as Popen finds it, run in cwd
+    if shutil.which(program) is None:
         raise ValueError(f"exec: command {argv[0]!r} not found (or not executable)")
     return argv
 
@@ -97,14 +101,19 @@ class ExternalBot(Bot):
         seed: sent to the program with each new game (its own generator's seed).
         command: the command line; its program must exist.
         game_name: the game it will play (unused: each new-game message names it).
+        cwd: the directory the program runs in, where the command's relative paths
+            are (None: this process's); the arena passes the one it was launched
+            from, which a Ray worker's own need not be.
     """
 
     name = "exec"
 
-    def __init__(self, seed: int | None = None, command: str = "", game_name: str | None = None):
+    def __init__(self, seed: int | None = None, command: str = "", game_name: str | None = None,
+                 cwd: str | None = None):
         super().__init__(seed)
         self.command = command
-        self.argv = check_command(command)
+        self.cwd = cwd
+        self.argv = check_command(command, cwd)
         self.seed = seed
         self.bot_name: str | None = None  # what the program calls itself in the handshake
         self.move_ms: float | None = None
@@ -162,7 +171,9 @@ class ExternalBot(Bot):
         if not isinstance(action, int) or isinstance(action, bool):
             self._fault("garbage", f"reply has no integer 'action': {_short(reply)}")
         if action not in legal:
-            self._fault("illegal", f"action {action} is not legal (legal: {_short(legal)})")
+            # Not the legal list: a seat's legal moves can name its hidden cards, and the
+            # detail is shown to the person playing against this bot (setgames play).
+            self._fault("illegal", f"action {action} is not legal (its act message of ply {self._ply - 1})")
         return action
 
     def close(self, grace: float = _CLOSE_GRACE) -> None:
@@ -192,7 +203,8 @@ class ExternalBot(Bot):
         self.close()
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, preexec_fn=_die_with_parent, bufsize=0)
+                                    stderr=subprocess.PIPE, preexec_fn=_die_with_parent, bufsize=0,
+                                    cwd=self.cwd)
         except OSError as exc:
             raise BotFault("crashed", f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         self._proc = proc

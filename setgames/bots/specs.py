@@ -108,8 +108,10 @@ def is_builtin_spec(text: str) -> bool:
     return target in BOT_NAMES
 
 
-def make_any_bot(target: str, game_name: str, seed: int | None = None, **options: Any) -> Bot:
-    """A fresh bot from a target of :func:`parse_any_spec` (any form).
+def make_any_bot(target: str, game_name: str, seed: int | None = None, *, cwd: str | None = None,
+                 **options: Any) -> Bot:
+    """A fresh bot from a target of :func:`parse_any_spec` (any form); ``cwd`` is where
+    an ``exec:`` program runs (None: this process's directory; unused by other bots).
 
     Raises:
         ValueError: one line naming what is wrong (unknown bot, module or class, not a
@@ -118,7 +120,7 @@ def make_any_bot(target: str, game_name: str, seed: int | None = None, **options
     if target.startswith(EXEC_PREFIX):
         if options:
             raise ValueError(f"an exec: bot takes no options (got {', '.join(options)})")
-        return ExternalBot(seed, command=target[len(EXEC_PREFIX):], game_name=game_name)
+        return ExternalBot(seed, command=target[len(EXEC_PREFIX):], game_name=game_name, cwd=cwd)
     if target in BOT_NAMES:
         return make_bot(target, game_name, seed, **options)
     if ":" in target:

@@ -4,6 +4,11 @@ Every input line is a move (its number in the list, or its label) or a
 command; see :data:`HELP`. Bad input prints one line and asks again, and
 never changes the game. End of input (Ctrl-D, or the end of a piped script)
 ends the program cleanly, so a game can be scripted through a pipe.
+
+An opponent that fails to move (see :class:`~setgames.play.session.Forfeit`)
+forfeits: its line and the result are printed, the game is over, and the loop
+goes on (undo, save, load, quit); the program's exit status is unchanged. A
+failing hint bot is one error line, as any refused command.
 """
 
 from __future__ import annotations
@@ -106,18 +111,25 @@ class Repl:
     def show(self) -> None:
         """Print the screen for the human."""
         s = self.session
+        # A forfeit can be undone (the deal is not over): only a played-out game shows every card.
         self.say(render_screen(s.game, s.game_name, s.state, s.human_seat, seed=s.seed, ply=s.ply,
                                seat_names=[bot_title(n) for n in s.seat_names()], color=self.color,
-                               reveal=s.is_over()))
+                               reveal=s.is_played_out(), forfeit=s.forfeit))
 
     def move_line(self, seat: int, action: int, who: str) -> str:
         """``"player_1 (greedy): discard green pawn"``; a level is shown with its name."""
         label = self.color.cards(self.session.label(action), self.game_name)
         return f"{agent_name(seat)} ({printable(bot_title(who))}): {label}"
 
-    def say_move(self, seat: int, action: int, who: str, events_before: int) -> None:
+    def say_move(self, seat: int, action: int | None, who: str, events_before: int) -> None:
         """Print a move and what it set off where the game tells (Tu Sac: the
-        card a hit turned up, automatic claims, the end)."""
+        card a hit turned up, automatic claims, the end); a None action is the
+        bot's forfeit (the session's :attr:`~setgames.play.session.Session.forfeit`)."""
+        forfeit = self.session.forfeit
+        if action is None and forfeit is not None:
+            self.say(self.color.paint(f"{agent_name(seat)} ({printable(bot_title(who))}) forfeits: "
+                                      f"{forfeit.reason}", "\033[31m"))
+            return
         self.say(self.move_line(seat, action, who))
         describe = self.tools.describe_events
         if describe is not None:
@@ -295,21 +307,33 @@ class Repl:
         self._step_history("redo", "Redone", self.session.redo, args)
 
     def _step_history(self, name: str, past: str, op: Callable[[], object], args: list[str]) -> None:
-        """Undo or redo up to N of my moves; stop quietly at the end of the history."""
+        """Undo or redo up to N of my moves; stop quietly at the end of the history.
+
+        Undo takes an opponent's forfeit back too; when the human had not moved
+        yet, that is all it takes back, and the bot is asked again at once (as
+        it is after a redo that replays the moves up to a bot's turn)."""
         n = self._count(name, args)
         if n is None:
             return
-        done = 0
+        s = self.session
+        forfeit = s.forfeit
+        done, changed = 0, False
         for _ in range(n):
             try:
-                op()
+                taken = op()
             except SessionError as e:
-                if not done:
+                if not changed:
                     self.error(str(e))
                     return
                 break
-            done += 1
-        self.say(f"{past} {done} move{'s' if done > 1 else ''} of yours.")
+            changed = True
+            if taken:  # 0: a forfeit alone was taken back, no move of mine
+                done += 1
+        if forfeit is not None and s.forfeit is None:
+            self.say(f"Took back the forfeit of {agent_name(forfeit.seat)}.")
+        if done or forfeit is None:
+            self.say(f"{past} {done} move{'s' if done > 1 else ''} of yours.")
+        self.run_bots()
         self.show()
 
     def cmd_save(self, args: list[str]) -> None:
@@ -354,7 +378,11 @@ class Repl:
         try:
             while not s.is_over():
                 n = self._n_events()
-                seat, action = s.auto_move()
+                try:
+                    seat, action = s.auto_move()
+                except SessionError as e:  # the hint bot failed: the human plays on by hand
+                    self.error(f"{e}; stopped watching")
+                    break
                 who = s.hint_bot_name if seat == s.human_seat else s.opponents
                 self.say_move(seat, action, who, n)
                 if self.delay and not s.is_over():

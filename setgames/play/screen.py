@@ -12,14 +12,18 @@ import os
 import re
 import shutil
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from setgames import registry
 from setgames.cards import DECKTET_NAMES, DECKTET_SUIT_MASKS, SUIT_NAMES, TUSAC_COLORS, TUSAC_PIECES
 from setgames.checks import printable
 from setgames.game import Game
 
-__all__ = ["Colorizer", "agent_name", "format_moves", "pending_decision", "render_screen", "use_color"]
+if TYPE_CHECKING:  # the session imports no screen code; this is for the annotations only
+    from setgames.play.session import Forfeit
+
+__all__ = ["Colorizer", "agent_name", "forfeit_line", "format_moves", "pending_decision", "render_screen",
+           "result_line", "use_color"]
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
@@ -133,16 +137,20 @@ def format_moves(labels: Sequence[str], width: int, color: Colorizer, game_name:
 
 def render_screen(game: Game, game_name: str, state: Any, seat: int, *, seed: int, ply: int,
                   seat_names: Sequence[str], color: Colorizer, width: int | None = None,
-                  reveal: bool = False) -> str:
+                  reveal: bool = False, forfeit: Forfeit | None = None) -> str:
     """The whole screen for the human at ``seat``: header, the table as
     ``seat`` may see it (everything once ``reveal``), the pending decision and
-    the numbered legal moves, or the result once the game is over."""
+    the numbered legal moves, or the result once the game is over (by the
+    game's end, or by an opponent's ``forfeit``)."""
     width = width or shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
     who = ", ".join(f"{agent_name(s)}={'you' if s == seat else printable(n)}"
                     for s, n in enumerate(seat_names))
     lines = [color.bold(f"== {game_name} · seed {seed} · move {ply} · {who} ==")]
     table = game.render(state, None if reveal else seat)
     lines.append(color.cards(table.rstrip("\n"), game_name))
+    if forfeit is not None:
+        lines.append(color.bold("Game over. ") + forfeit_line(forfeit, seat, seat_names, game.num_players))
+        return "\n".join(lines)
     if game.is_over(state):
         lines.append(color.bold("Game over. ") + result_line(game, state, seat))
         return "\n".join(lines)
@@ -160,19 +168,40 @@ def result_line(game: Game, state: Any, seat: int) -> str:
     """One line: how the game ended for ``seat``, the returns, the reason."""
     returns = game.returns(state)
     outcome = game.outcome(state) or {}
+    reason = outcome.get("reason") if isinstance(outcome, dict) else None
+    return (f"{_verdict(returns, seat, game.is_truncated(state))} Returns: {_scores(returns)}."
+            + (f" ({reason})" if reason else ""))
+
+
+def forfeit_line(forfeit: Forfeit, seat: int, seat_names: Sequence[str], num_players: int) -> str:
+    """One line: which opponent forfeited, why, and the result for ``seat`` (the human,
+    who wins: every bot seat gets -1, the human +1).
+
+    >>> from setgames.play.session import Forfeit
+    >>> forfeit_line(Forfeit(1, "exec:./b", "timeout", "no reply in 300 ms"), 0, ["human", "exec:./b"], 2)
+    'player_1 (exec:./b) forfeits: timeout (no reply in 300 ms); you win! Returns: player_0 1, player_1 -1.'
+    """
+    returns = [1.0 if s == seat else -1.0 for s in range(num_players)]
+    detail = f" ({printable(forfeit.detail)})" if forfeit.detail else ""
+    verdict = _verdict(returns, seat, False)
+    return (f"{agent_name(forfeit.seat)} ({printable(seat_names[forfeit.seat])}) forfeits: "
+            f"{forfeit.reason}{detail}; {verdict[0].lower()}{verdict[1:]} Returns: {_scores(returns)}.")
+
+
+def _verdict(returns: Sequence[float], seat: int, truncated: bool) -> str:
     mine = returns[seat]
     best = max(returns)
-    if game.is_truncated(state) or all(r == returns[0] for r in returns):
-        verdict = "A draw."
-    elif mine == best and sum(r == best for r in returns) == 1:
-        verdict = "You win!"
-    elif mine == best:
-        verdict = "You share the best result."
-    else:
-        verdict = "You lose."
-    scores = ", ".join(f"{agent_name(s)} {_num(r)}" for s, r in enumerate(returns))
-    reason = outcome.get("reason") if isinstance(outcome, dict) else None
-    return f"{verdict} Returns: {scores}." + (f" ({reason})" if reason else "")
+    if truncated or all(r == returns[0] for r in returns):
+        return "A draw."
+    if mine == best and sum(r == best for r in returns) == 1:
+        return "You win!"
+    if mine == best:
+        return "You share the best result."
+    return "You lose."
+
+
+def _scores(returns: Sequence[float]) -> str:
+    return ", ".join(f"{agent_name(s)} {_num(r)}" for s, r in enumerate(returns))
 
 
 def _num(x: float) -> str:

@@ -6,6 +6,15 @@ before every action (so undo costs nothing), the redo stack, and the tools a
 human player asks for: a hint from the strongest bot, a quick legal move, and
 saving or loading the game as a record.
 
+An opponent that fails to move (an ``exec:`` program that crashes, hangs, answers an
+illegal move or garbage: :class:`~setgames.bots.base.BotFault`; a Python bot that
+raises or returns an illegal action) forfeits, as in the arena: the session records
+a :class:`Forfeit` and its game is over (the human wins). The deal itself is not
+over, so nothing hidden is revealed: ``undo`` takes the forfeit back with the
+human's last move, and a save holds only the moves (its format is unchanged), so
+loading it asks the bot again. The hint bot is the human's helper, not an
+opponent: its failure is a :class:`SessionError` and the game goes on.
+
 Bots are reseeded before every move from ``(seed, seat, ply)``: a bot's move is
 then a function of the position and the move number only, so a saved game
 that is loaded and continued with the same human moves reaches the same end,
@@ -23,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from setgames.bots import Bot, make_bot, parse_bot_spec
-from setgames.checks import is_integer, parse_json, read_text, short_repr
+from setgames.bots.base import BotFault
+from setgames.checks import as_action, is_integer, parse_json, read_text, short_repr
 from setgames.game import Game, rng_from_seed
 from setgames.play.tools import table_tools
 from setgames.records import RecordError, make_record, validate_record
@@ -31,6 +41,8 @@ from setgames.records import RecordError, make_record, validate_record
 __all__ = [
     "BOT_STRENGTH_ORDER",
     "HUMAN",
+    "MAX_DETAIL",
+    "Forfeit",
     "Hint",
     "LoadError",
     "Session",
@@ -45,6 +57,7 @@ HUMAN = "human"  # the name a human seat has in a saved record's "seats"
 # Strongest first; the hint uses the first available.
 BOT_STRENGTH_ORDER = ("search", "ismcts", "greedy", "random")
 _SEED_LIMIT = 2**63  # seeds live in [0, 2**63), as the env's
+MAX_DETAIL = 300  # characters of a forfeit's detail kept (as the arena's records)
 
 
 class SessionError(ValueError):
@@ -88,6 +101,30 @@ def strongest_bot_name(game_name: str) -> str:
             continue
         return name
     return "random"
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """An opponent failed to move and lost the game.
+
+    Attributes:
+        seat: the seat whose bot failed.
+        bot: that bot's spec (the session's ``opponents``).
+        reason: one of :data:`~setgames.bots.base.FAULT_REASONS` (``"raised"`` for a
+            Python bot's exception, ``"illegal"`` for an action that is not legal).
+        detail: one line for people (at most :data:`MAX_DETAIL` characters).
+    """
+
+    seat: int
+    bot: str
+    reason: str
+    detail: str
+
+
+def _one_line(text: str) -> str:
+    """The first line of ``text``, at most :data:`MAX_DETAIL` characters."""
+    lines = str(text).strip().splitlines()
+    return lines[0][:MAX_DETAIL] if lines else ""
 
 
 @dataclass(frozen=True)
@@ -149,6 +186,7 @@ class Session:
         self._drawn_card = table_tools(game_name).drawn_card
         self._states: list[Any] = [game.new_state(rng_from_seed(self.seed))]
         self._redo: list[list[int]] = []  # groups of actions, last undone last
+        self.forfeit: Forfeit | None = None  # set when an opponent failed to move; undo clears it
 
     # ------------------------------------------------------------------ queries
     @property
@@ -162,11 +200,25 @@ class Session:
         return len(self.actions)
 
     def is_over(self) -> bool:
-        """True once the game has ended."""
+        """True once the game has ended: played out, or forfeited by an opponent."""
+        return self.forfeit is not None or self.game.is_over(self.state)
+
+    def is_played_out(self) -> bool:
+        """True when the game itself has ended (not by a forfeit): only then may
+        every hidden card be shown, since a forfeit can be undone."""
         return self.game.is_over(self.state)
+
+    def returns(self) -> list[float]:
+        """Each seat's return: the game's, or after a forfeit +1 for the human and
+        -1 for every bot (the opponents are one bot, so one side, as in the arena)."""
+        if self.forfeit is not None:
+            return [1.0 if s == self.human_seat else -1.0 for s in range(self.game.num_players)]
+        return [float(r) for r in self.game.returns(self.state)]
 
     def to_act(self) -> int:
         """Seat to act now, -1 when the game is over."""
+        if self.forfeit is not None:
+            return -1
         return self.game.current_seat(self.state)
 
     def human_to_act(self) -> bool:
@@ -179,7 +231,9 @@ class Session:
         return seat >= 0 and seat != self.human_seat
 
     def legal(self) -> list[int]:
-        """Legal action ids now, ascending."""
+        """Legal action ids now, ascending (none once the game is over)."""
+        if self.forfeit is not None:
+            return []
         return self.game.legal_actions(self.state)
 
     def label(self, action: int) -> str:
@@ -187,8 +241,8 @@ class Session:
         return self.game.action_to_str(action)
 
     def can_undo(self) -> bool:
-        """True when the human has a decision to take back."""
-        return self.human_seat in self.actors
+        """True when the human has a decision to take back, or a forfeit to take back."""
+        return self.forfeit is not None or self.human_seat in self.actors
 
     def can_redo(self) -> bool:
         """True when an undone step can be played again."""
@@ -258,44 +312,92 @@ class Session:
         self._apply(action)
         self._redo.clear()
 
-    def bot_move(self) -> tuple[int, int]:
-        """Let the bot whose turn it is move; returns ``(seat, action)``."""
+    def bot_move(self) -> tuple[int, int | None]:
+        """Let the bot whose turn it is move; returns ``(seat, action)``.
+
+        A bot that fails to move forfeits: the action is None, :attr:`forfeit`
+        says why, and the game is over.
+        """
         seat = self.to_act()
         if seat < 0 or seat == self.human_seat:
             raise SessionError("no bot is to move")
-        action = self._bot_action(self.bots[seat], seat)
+        try:
+            action, _ = self._ask(self.bots[seat], seat)
+        except BotFault as fault:
+            self.forfeit = Forfeit(seat, self.opponents, fault.reason, _one_line(fault.detail))
+            self._redo.clear()  # as after any bot move: what was undone no longer follows
+            return seat, None
         self._apply(action)
         self._redo.clear()
         return seat, action
 
-    def auto_move(self) -> tuple[int, int]:
-        """Watch mode: whoever is to act moves, the human seat by the hint bot."""
+    def auto_move(self) -> tuple[int, int | None]:
+        """Watch mode: whoever is to act moves, the human seat by the hint bot.
+
+        Returns ``(seat, action)``; the action is None when an opponent forfeits
+        (as in :meth:`bot_move`).
+
+        Raises:
+            SessionError: the game is over, or the hint bot failed (the human does
+                not forfeit for their helper: nothing is played).
+        """
         seat = self.to_act()
         if seat < 0:
             raise SessionError("the game is over")
-        bot = self.hint_bot if seat == self.human_seat else self.bots[seat]
-        action = self._bot_action(bot, seat)
+        if seat != self.human_seat:
+            return self.bot_move()
+        action, _ = self._ask_hint_bot()
         self._apply(action)
         self._redo.clear()
         return seat, action
 
-    def _bot_action(self, bot: Bot, seat: int) -> int:
+    def _ask(self, bot: Bot, seat: int, explain: bool = False) -> tuple[int, str]:
+        """The bot's legal move for ``seat`` (and its reason with ``explain``).
+
+        Raises:
+            BotFault: the bot's own fault (an ``exec:`` program's), an exception of a
+                Python bot (reason ``"raised"``) or an action that is not legal now.
+        """
         bot.reset(bot_seed(self.hint_key if seat == self.human_seat else self.seed, seat, self.ply))
-        # A clone, so that no bot can change the game by mistake.
-        action = int(bot.act(self.game, self.game.clone(self.state), seat))
-        self.game.check_action(self.state, action)
-        return action
+        try:
+            # A clone, so that no bot can change the game by mistake.
+            if explain:
+                action, reason = bot.explain(self.game, self.game.clone(self.state), seat)
+            else:
+                action, reason = bot.act(self.game, self.game.clone(self.state), seat), ""
+        except BotFault:
+            raise
+        except Exception as exc:  # a bot's bug is its fault, as in the arena: not the session's
+            raise BotFault("raised", f"{type(exc).__name__}: {exc}") from exc
+        try:
+            chosen = as_action(action)  # 1.0 or True are no actions
+        except ValueError:
+            raise BotFault("illegal", f"{short_repr(action)} is not an action id (move {self.ply})") from None
+        # The message does not list the legal moves: an opponent's would show its hand.
+        if chosen not in self.legal():
+            raise BotFault("illegal", f"action {chosen} is not legal at move {self.ply}")
+        return chosen, reason
+
+    def _ask_hint_bot(self, explain: bool = False) -> tuple[int, str]:
+        """:meth:`_ask` of the hint bot for the human; its failure is a SessionError."""
+        try:
+            return self._ask(self.hint_bot, self.human_seat, explain)
+        except BotFault as fault:
+            detail = f" ({_one_line(fault.detail)})" if fault.detail else ""
+            raise SessionError(f"the hint bot {self.hint_bot_name} failed: {fault.reason}{detail}") from None
 
     def hint(self) -> Hint:
-        """What the hint bot would play for the human now, with its reason."""
+        """What the hint bot would play for the human now, with its reason.
+
+        Raises:
+            SessionError: the game is over, it is not the human's turn, or the hint
+                bot failed (raised, answered an illegal move, ...); nothing changes.
+        """
         if self.is_over():
             raise SessionError("the game is over")
         if not self.human_to_act():
             raise SessionError("no decision of yours is pending")
-        bot = self.hint_bot
-        bot.reset(bot_seed(self.hint_key, self.human_seat, self.ply))
-        action, reason = bot.explain(self.game, self.game.clone(self.state), self.human_seat)
-        action = self.game.check_action(self.state, action)
+        action, reason = self._ask_hint_bot(explain=True)
         return Hint(action, self.label(action), str(reason or "").splitlines()[0] if reason else "",
                     self.hint_bot_name)
 
@@ -308,16 +410,22 @@ class Session:
     # ------------------------------------------------------------------ undo / redo
     def undo(self) -> int:
         """Go back to the human's previous decision point: the human's last
-        move and every move played after it are taken back.
+        move and every move played after it are taken back, and an opponent's
+        forfeit with them (the human may try again; the bot is asked again).
+        Before the human's first move, a forfeit alone is taken back: the bot to
+        act is then asked again by whoever drives the session.
 
         Returns:
-            how many actions were taken back.
+            how many actions were taken back (0 for a forfeit alone).
 
         Raises:
-            SessionError: when the human has no move to take back.
+            SessionError: when the human has no move (and no forfeit) to take back.
         """
         if not self.can_undo():
             raise SessionError("nothing to undo")
+        self.forfeit = None
+        if self.human_seat not in self.actors:
+            return 0
         i = len(self.actors) - 1 - self.actors[::-1].index(self.human_seat)
         group = self.actions[i:]
         del self.actions[i:], self.actors[i:], self.draws[i:], self._states[i + 1:]

@@ -5,6 +5,13 @@ through the play session and the game's table tools, as at the terminal
 (:mod:`setgames.play.repl`): the page adds no rules. A refused request raises
 :class:`TableError` (the server answers 4xx with its message) and leaves the
 game as it was.
+
+An opponent that fails to move forfeits (:class:`~setgames.play.session.Forfeit`):
+the view says the game is over, names the seat, the bot and the reason, and
+gives the returns (the person wins). Nothing hidden is shown, neither the cards
+nor the seed, since the deal is not over (undo takes the forfeit back), nor the
+fault's detail (a bot's exception text could name any card); the log line names
+the reason only too. A failing hint bot is a refused request; the game goes on.
 """
 
 from __future__ import annotations
@@ -171,8 +178,11 @@ class WebTable:
         count = self.tools.event_count
         return 0 if count is None else count(self.session)
 
-    def _record_move(self, seat: int, action: int, who: str, mark: int) -> None:
+    def _record_move(self, seat: int, action: int | None, who: str, mark: int) -> None:
         s = self.session
+        if action is None and s.forfeit is not None:  # the bot failed: its forfeit, not a move
+            self._say(f"player_{seat} ({bot_title(who)}) forfeits: {s.forfeit.reason}")
+            return
         self._say(f"player_{seat} ({bot_title(who)}): {s.label(action)}")
         describe = self.tools.describe_events
         if describe is not None:
@@ -272,21 +282,30 @@ class WebTable:
         return self.view()
 
     def undo(self) -> dict[str, Any]:
-        """Take back my last move and the replies."""
+        """Take back my last move and the replies (and an opponent's forfeit: before my
+        first move, the forfeit alone, and the bot is asked again)."""
+        s = self._need()
+        forfeit = s.forfeit
         try:
-            n = self._need().undo()
+            n = s.undo()
         except SessionError as e:
             raise TableError(str(e), 409) from None
-        self._say(f"Undone ({n} move{'s' if n != 1 else ''})")
+        if forfeit is not None:
+            self._say(f"Took back the forfeit of player_{forfeit.seat}")
+        if n:
+            self._say(f"Undone ({n} move{'s' if n != 1 else ''})")
+        self._run_bots()
         return self.view()
 
     def redo(self) -> dict[str, Any]:
-        """Play again what undo took back."""
+        """Play again what undo took back (then the bots to act move: after an undone
+        forfeit, the bot is asked again)."""
         try:
             n = self._need().redo()
         except SessionError as e:
             raise TableError(str(e), 409) from None
         self._say(f"Redone ({n} move{'s' if n != 1 else ''})")
+        self._run_bots()
         return self.view()
 
     def step(self) -> dict[str, Any]:
@@ -295,7 +314,10 @@ class WebTable:
         if s.is_over():
             raise TableError("the game is over", 409)
         mark = self._events_mark()
-        seat, action = s.auto_move()
+        try:
+            seat, action = s.auto_move()
+        except SessionError as e:  # the hint bot failed for my seat: nothing was played
+            raise TableError(str(e), 409) from None
         who = s.hint_bot_name if seat == s.human_seat else s.opponents
         self._record_move(seat, action, who, mark)
         return self.view()
@@ -361,24 +383,31 @@ class WebTable:
             return {"game": None, "games": game_choices(), "bots": list(BOT_CHOICES),
                     "bot_titles": _BOT_TITLES, "saves": self.saves()}
         over, mine = s.is_over(), s.human_to_act()
+        # A forfeit ends the game but not the deal (undo takes it back): only a game played
+        # to its end shows what was hidden.
+        played_out = s.is_played_out()
         legal = s.legal() if mine else []
         layout = s.game.layout
         moves = [{"number": i + 1, "action": a, "label": s.label(a), "block": layout.decode(a)[0]}
                  for i, a in enumerate(legal)]
         # At the end every card is shown, as the terminal does.
-        seat = None if over else s.human_seat
+        seat = None if played_out else s.human_seat
         tools = self.tools
+        f = s.forfeit
         return {
-            # The seed deals every hand: it is shown only once the game is over.
-            "game": s.game_name, "title": registry.game_title(s.game_name), "seed": s.seed if over else None,
-            "ply": s.ply,
+            # The seed deals every hand: it is shown only once the game is played out.
+            "game": s.game_name, "title": registry.game_title(s.game_name),
+            "seed": s.seed if played_out else None, "ply": s.ply,
             "players": s.game.num_players, "human_seat": s.human_seat, "to_act": s.to_act(),
             "over": over, "your_turn": mine, "opponents": s.opponents, "hint_bot": s.hint_bot_name,
             "svg": draw_state(s.game, s.state, seat, legal,
-                              drawn=None if over else s.last_drawn(s.human_seat)).svg, "moves": moves,
+                              drawn=None if played_out else s.last_drawn(s.human_seat)).svg, "moves": moves,
             "can_undo": s.can_undo(), "can_redo": s.can_redo(), "log": self.log[-40:],
-            "outcome": s.game.outcome(s.state) if over else None,
-            "returns": list(s.game.returns(s.state)) if over else None,
+            "outcome": s.game.outcome(s.state) if played_out else None,
+            # The reason, not the detail: a bot's exception text could name a hidden card.
+            "forfeit": None if f is None else {"seat": f.seat, "bot": f.bot, "title": bot_title(f.bot),
+                                               "reason": f.reason},
+            "returns": s.returns() if over else None,
             "commands": [{"name": c.name, "title": c.title or c.name, "help": c.help}
                          for c in tools.commands],
             "buttons": [{"title": b.title, "blocks": list(b.blocks)} for b in tools.buttons],

@@ -88,7 +88,10 @@ function show(v, keepMessage) {
   let status;
   if (v.over) {
     const r = v.returns.map((x, s) => "player_" + s + " " + (x > 0 ? "+" : "") + x).join(", ");
-    status = "Game over: " + r + (v.seed !== null ? " (seed " + v.seed + ")" : "");
+    // An opponent that failed to move forfeits: the game is over, the deal is not (undo takes it back).
+    const f = v.forfeit ? "player_" + v.forfeit.seat + " (" + v.forfeit.title + ") forfeits: " +
+      v.forfeit.reason + "; " : "";
+    status = "Game over: " + f + r + (v.seed !== null ? " (seed " + v.seed + ")" : "");
   } else if (v.your_turn) {
     status = v.title + ": your move (player_" + v.human_seat + ")";
   } else {

@@ -1,5 +1,6 @@
 """The arena on Ray (the ``ray`` extra): same files as the local executors, a joined cluster,
-dead workers, Ctrl-C, bad addresses. Skipped when Ray is not installed.
+dead workers, Ctrl-C, bad addresses, exec: bots (their games and forfeits as serially, in the
+launching directory, no program left). Skipped when Ray is not installed.
 
 One Ray (2 CPUs, loopback) is started for the module; runs in this process use it as a
 program that called ``ray.init`` would, and command-line runs in child processes join it
@@ -171,3 +172,114 @@ def test_the_gauntlet_on_ray_writes_the_files_of_a_serial_run(cluster, tmp_path)
                      progress=False, references=["level:1", "level:5", "ppo"], configs=["tethsi", "bharg-3p"])
         files.append([(out / name).read_bytes() for name in (GAUNTLET_FILE, RESULTS_FILE, RECORDS_FILE)])
     assert files[0] == files[1]
+
+
+# ---------------------------------------------------------------------- exec: bots on Ray
+
+BOTS = ROOT / "tests" / "setgames" / "bots" / "external_bots"
+
+
+def _running_with(marker: str) -> list[int]:
+    """Processes (not zombies) whose command line names ``marker``."""
+    alive = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if marker in cmdline and state != "Z":
+            alive.append(int(proc.name))
+    return alive
+
+
+def _none_left(marker: str, within: float = 5.0) -> list[int]:
+    """The processes naming ``marker`` still running after ``within`` seconds (a killed one
+    needs a moment to be reaped)."""
+    deadline = time.monotonic() + within
+    while (alive := _running_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
+def _example_copy(folder: Path) -> Path:
+    """The example external bot, copied where its path marks its processes as this test's."""
+    folder.mkdir(parents=True, exist_ok=True)
+    bot = folder / "external_bot.py"
+    bot.write_text((ROOT / "examples" / "external_bot.py").read_text())
+    return bot
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the bot's processes in /proc")
+def test_an_exec_bot_on_ray_gives_the_files_of_a_serial_run_and_leaves_no_process(cluster, tmp_path):
+    bot = _example_copy(tmp_path / "bot")
+    bots = ["greedy", f"exec:{sys.executable} {bot}"]
+    files = {}
+    for executor in ("serial", "ray"):
+        res = run_arena(["tethsi", "bharg"], bots, games_per_pairing=4, seed=3, executor=executor, workers=2,
+                        out=tmp_path / executor, progress=False)
+        assert [a["forfeits"] for a in res["arenas"]] == [{}, {}]  # whole games, not forfeits
+        files[executor] = _files(tmp_path / executor)
+        # This run's Ray is the test's, whose workers outlive the run: the programs must not.
+        assert _none_left(str(bot)) == [], executor
+    assert files["ray"] == files["serial"]
+    assert len(load_records(tmp_path / "serial" / RECORDS_FILE)) == 8
+
+
+def test_exec_bot_forfeits_on_ray_are_the_serial_runs(cluster, tmp_path):
+    from tests.setgames.arena.test_no_leftovers import _all_gone, _pids
+
+    piddir = tmp_path / "pids"
+    piddir.mkdir()
+
+    def bad(script: str, label: str) -> BotSpec:
+        # The bots leave their pid in SETGAMES_TEST_PIDDIR; the cluster's workers were started
+        # before this test, with an environment of their own: the command sets it (env runs python).
+        return BotSpec.parse(f"exec:env SETGAMES_TEST_PIDDIR={piddir} {sys.executable} {BOTS / script}",
+                             label=label)
+
+    files = {}
+    for executor in ("serial", "ray"):
+        res = run_arena(["tethsi"], ["random", bad("crash.py", "crash"), bad("illegal.py", "illegal")],
+                        games_per_pairing=2, seed=4, executor=executor, workers=2, out=tmp_path / executor,
+                        progress=False)
+        # crash against illegal: whichever acts first forfeits, once in each seating
+        assert res["arenas"][0]["forfeits"] == {"crash": {"crashed": 3}, "illegal": {"illegal": 3}}, executor
+        files[executor] = _files(tmp_path / executor)
+    assert files["ray"] == files["serial"]
+    records = load_records(tmp_path / "ray" / RECORDS_FILE)
+    assert sorted(r["forfeit"]["reason"] for r in records) == ["crashed"] * 3 + ["illegal"] * 3
+    crashes = [r["forfeit"]["detail"] for r in records if r["forfeit"]["reason"] == "crashed"]
+    assert len(crashes) == 3 and all("exit status 3" in detail for detail in crashes)
+    assert len(_pids(piddir)) >= 4 and _all_gone(piddir) == []
+
+
+_LAUNCHED_ELSEWHERE = """
+import logging, os, sys
+import ray
+from setgames.arena import run_arena
+# Joined from the checkout, whose modules the cluster's workers then import (Ray gives them
+# the driver's directory at ray.init); the run is launched from another directory, where
+# the program's relative path is.
+ray.init(address=sys.argv[1], logging_level=logging.ERROR, log_to_driver=False)
+os.chdir(sys.argv[2])
+for executor in ("serial", "ray"):
+    run_arena(["tethsi"], ["greedy", "exec:" + sys.executable + " external_bot.py"], games_per_pairing=4,
+              seed=2, executor=executor, out=os.path.join(sys.argv[3], executor), progress=False)
+"""
+
+
+def test_a_relative_exec_path_resolves_against_the_launching_directory_on_a_joined_cluster(cluster, tmp_path):
+    # The cluster's workers run where it was started (this test's directory), not in the
+    # directory the run was launched from.
+    launch = tmp_path / "launch"
+    _example_copy(launch)
+    proc = subprocess.run([sys.executable, "-c", _LAUNCHED_ELSEWHERE, cluster, str(launch), str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    serial, on_ray = _files(tmp_path / "serial"), _files(tmp_path / "ray")
+    assert json.loads(serial[0])["arenas"][0]["forfeits"] == {}  # the program was found and played
+    assert on_ray == serial
+    assert _none_left(str(launch)) == []

@@ -227,4 +227,6 @@ def test_a_crashing_bot_costs_one_line_not_the_game():
                 if n == "broken" else toy_factory(n, seed), hint_bot="broken")
     repl, out = toy_repl(s, "hint\n1\n")
     assert repl.run() == 0
-    assert "! internal error (RuntimeError: boom)" in out.getvalue() and s.actions[0] == 0
+    # The hint bot is the human's helper: its failure is one line naming it, and the game goes on.
+    assert "! the hint bot broken failed: raised (RuntimeError: boom)" in out.getvalue()
+    assert s.actions[0] == 0 and s.forfeit is None
