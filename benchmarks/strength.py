@@ -147,7 +147,8 @@ def main(argv: list[str] | None = None) -> None:
         rows = [r for path in args.rows_from for r in json.loads(path.read_text())]
     else:
         rows = measure(args.games, args.seed, args.workers, args.equal_time, args.only, args.bot)
-    text = table(rows, args.seed)
+    equal = [r["games"] for r in rows if r["a"].startswith("search:ms")]
+    text = table(rows, args.seed, (f"--equal-time {equal[0]} " if equal else "") + "--write")
     print(text)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
