@@ -113,21 +113,22 @@ RATING_ANCHORS: dict[str, float] = {"level:1": 0.0, "level:5": 1000.0}
 
 # Each reference's Elo (400 log10 odds; level 1 = 0) per config, measured by benchmarks/levels.py
 # (Bradley-Terry over the ladder's steps, duplicate deals; docs/levels.md has the steps):
-# version 2: `python benchmarks/levels.py --games 400 --workers 2 --seed 1`, every step and ppo
-# against levels 5 and 6 from 400 games (402 at 3 players).
+# version 2: `python benchmarks/levels.py --games 400 --workers 2 --seed 1`, every step from 400
+# games (402 at 3 players); level 6 and ppo from `--only level:5,level:6,ppo` (same count and
+# seed, the search at its default budget per game), counted from level 5's Elo.
 REFERENCE_ELO: dict[str, dict[str, float]] = {
     "tethsi": {"level:1": 0.0, "level:2": 77.0, "level:3": 217.0, "level:4": 370.0,
-               "level:5": 497.0, "level:6": 538.0, "ppo": 529.0},
+               "level:5": 497.0, "level:6": 549.0, "ppo": 538.0},
     "bharg-2p": {"level:1": 0.0, "level:2": 193.0, "level:3": 379.0, "level:4": 489.0,
-                 "level:5": 602.0, "level:6": 723.0, "ppo": 611.0},
+                 "level:5": 602.0, "level:6": 702.0, "ppo": 606.0},
     "bharg-3p": {"level:1": 0.0, "level:2": 163.0, "level:3": 337.0, "level:4": 467.0,
-                 "level:5": 583.0, "level:6": 692.0, "ppo": 637.0},
+                 "level:5": 583.0, "level:6": 676.0, "ppo": 634.0},
     "tusac-2p": {"level:1": 0.0, "level:2": 70.0, "level:3": 132.0, "level:4": 166.0,
-                 "level:5": 220.0, "level:6": 233.0, "ppo": 219.0},
+                 "level:5": 220.0, "level:6": 233.0, "ppo": 226.0},
     "tusac-3p": {"level:1": 0.0, "level:2": 36.0, "level:3": 106.0, "level:4": 139.0,
-                 "level:5": 193.0, "level:6": 210.0, "ppo": 192.0},
+                 "level:5": 193.0, "level:6": 215.0, "ppo": 204.0},
     "tusac-4p": {"level:1": 0.0, "level:2": 29.0, "level:3": 87.0, "level:4": 112.0,
-                 "level:5": 168.0, "level:6": 178.0, "ppo": 161.0},
+                 "level:5": 168.0, "level:6": 185.0, "ppo": 161.0},
 }
 
 
