@@ -1,4 +1,4 @@
-"""Test-only bots and a helper that lists the real games that exist yet."""
+"""Test-only bots, a helper that lists the real games that exist yet, and a bot's first moves."""
 
 from __future__ import annotations
 
@@ -30,3 +30,16 @@ def available_games() -> list[str]:
             continue
         out.append(name)
     return out
+
+
+def first_moves(bot, game, seed: int, steps: int = 30) -> list[int]:
+    """The first ``steps`` moves ``bot`` makes for every seat of deal ``seed``."""
+    from setgames.game import rng_from_seed
+
+    state = game.new_state(rng_from_seed(seed))
+    moves = []
+    while not game.is_over(state) and len(moves) < steps:
+        a = bot.act(game, state, game.current_seat(state))
+        moves.append(a)
+        game.apply(state, a)
+    return moves

@@ -9,27 +9,15 @@ from setgames.bots.base import RandomBot
 from setgames.bots.epsilon import EpsilonBot, _split_seed
 from setgames.bots.registry import greedy_class, make_bot
 from setgames.registry import make_game
-
-
-def _play(bot, game, seed, steps=30):
-    """The first ``steps`` moves ``bot`` makes for every seat of deal ``seed``."""
-    from setgames.game import rng_from_seed
-
-    state = game.new_state(rng_from_seed(seed))
-    moves = []
-    while not game.is_over(state) and len(moves) < steps:
-        a = bot.act(game, state, game.current_seat(state))
-        moves.append(a)
-        game.apply(state, a)
-    return moves
+from tests.setgames.bots.helpers import first_moves
 
 
 def test_epsilon_zero_plays_the_inner_bots_moves_and_one_plays_uniformly():
     game = make_game("tethsi")
     greedy = greedy_class("tethsi")(_split_seed(0)[1])  # the inner bot's seed (greedy breaks ties by it)
-    assert _play(make_bot("greedy", "tethsi", 0, epsilon=0.0), game, 3) == _play(greedy, game, 3)
+    assert first_moves(make_bot("greedy", "tethsi", 0, epsilon=0.0), game, 3) == first_moves(greedy, game, 3)
     bot = make_bot("greedy", "tethsi", 0, epsilon=1.0)
-    assert _play(bot, game, 3) != _play(greedy, game, 3)
+    assert first_moves(bot, game, 3) != first_moves(greedy, game, 3)
 
 
 def test_epsilon_share_of_random_moves_is_the_option():
@@ -42,10 +30,10 @@ def test_an_epsilon_bot_replays_its_games_from_its_seed():
     game = make_game("bharg", num_players=3)
     a = make_bot("greedy", "bharg", 7, epsilon=0.4)
     b = make_bot("greedy", "bharg", 7, epsilon=0.4)
-    assert _play(a, game, 11, 60) == _play(b, game, 11, 60)
+    assert first_moves(a, game, 11, 60) == first_moves(b, game, 11, 60)
     a.reset(7)
     b.reset(8)
-    assert _play(a, game, 11, 60) != _play(b, game, 11, 60)
+    assert first_moves(a, game, 11, 60) != first_moves(b, game, 11, 60)
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.5, "x", True])

@@ -13,19 +13,6 @@ from setgames.cli import main
 from setgames.registry import GAME_NAMES
 
 
-def _play(bot, game, seed, steps=30):
-    """The first ``steps`` moves ``bot`` makes for every seat of deal ``seed``."""
-    from setgames.game import rng_from_seed
-
-    state = game.new_state(rng_from_seed(seed))
-    moves = []
-    while not game.is_over(state) and len(moves) < steps:
-        a = bot.act(game, state, game.current_seat(state))
-        moves.append(a)
-        game.apply(state, a)
-    return moves
-
-
 @pytest.mark.parametrize("game_name", GAME_NAMES)
 @pytest.mark.parametrize("number", range(1, len(levels.LEVELS) + 1))
 def test_every_level_builds_in_every_game_as_its_table_entry(game_name, number):
