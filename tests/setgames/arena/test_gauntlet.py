@@ -15,6 +15,13 @@ from setgames.bots.levels import LADDER_VERSION, REFERENCE_ELO, REFERENCES
 from setgames.cli import main
 from setgames.records import RECORDS_FILE
 
+try:  # the plot extra (the train extra has it too: .ci/train-smoke runs this file with it)
+    import matplotlib  # noqa: F401
+
+    HAVE_PLOT = True
+except ImportError:
+    HAVE_PLOT = False
+
 # A cheap slice of the ladder for the default run: no search reference, three configs.
 CHEAP_REFS = ["level:1", "level:2", "level:3", "level:5", "ppo"]
 CHEAP_CONFIGS = ["tethsi", "bharg-3p", "tusac-4p"]
@@ -61,6 +68,11 @@ def test_the_report_holds_every_reference_of_every_config_played(tmp_path):
     text = format_gauntlet(report)
     assert "# Gauntlet: greedy" in text and "**Partial**" in text and "level:3 Intermediate" in text
     assert "## Time per decision" in text
+    if not HAVE_PLOT:  # the picture needs the plot extra; the Markdown is written first
+        with pytest.raises(ImportError, match=r"setgames\[plot\]"):
+            save_report(report, tmp_path)
+        assert (tmp_path / GAUNTLET_MARKDOWN).read_text() == text
+        return
     written = save_report(report, tmp_path)
     assert (tmp_path / GAUNTLET_MARKDOWN).read_text() == text
     assert written[-1].suffix == ".png" and written[-1].stat().st_size > 1000
@@ -117,8 +129,10 @@ def test_the_eval_command_prints_and_saves_the_report(tmp_path, capsys, monkeypa
                    "--no-progress"])
     out = capsys.readouterr().out
     assert status == 0 and "# Gauntlet: random" in out and "**Rating: " in out and "Partial" not in out
-    for name in (GAUNTLET_FILE, GAUNTLET_MARKDOWN, "gauntlet.png", RESULTS_FILE, RECORDS_FILE):
+    for name in (GAUNTLET_FILE, GAUNTLET_MARKDOWN, RESULTS_FILE, RECORDS_FILE):
         assert (tmp_path / name).is_file(), name
+    # Without the plot extra the command still succeeds and names the extra.
+    assert (tmp_path / "gauntlet.png").is_file() if HAVE_PLOT else "No plot:" in out and "[plot]" in out
 
 
 def test_every_reference_of_the_ladder_is_measured_by_its_pairings():
