@@ -13,7 +13,11 @@ from bharg_env._greedy cimport bh_greedy
 
 from bharg_env.rules import Phase
 
-__all__ = ["search"]
+__all__ = ["DEFAULT_ITERS", "search"]
+
+# The search bot's re-deals a decision when no budget is given: Bharg's rises to 68% at 1,024 (21 ms, p99 70 ms); 4,096 cost over 100 ms
+# (the curves: docs/guides/strength.md).
+DEFAULT_ITERS = 1024
 
 cdef int PH_OVER = int(Phase.OVER)
 
@@ -46,7 +50,6 @@ cdef int _policy(void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil:
 
 cdef SgOps OPS
 OPS.size = sizeof(BState)
-OPS.players = 3
 OPS.seat = _seat
 OPS.legal = _legal
 OPS.apply = _apply

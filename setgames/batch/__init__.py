@@ -17,8 +17,8 @@ keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`)
 - ``Batch(game, num_envs, seed=None, num_threads=1, opponents=None,
   learner_seat=0, autoreset="same_step", illegal_action="raise",
   illegal_reward=-1.0, short_deals="skip")``; ``opponents`` one of
-  :data:`OPPONENTS`, ``learner_seat`` a seat or one of
-  :data:`LEARNER_SEAT_MODES`, ``autoreset`` any spelling of
+  :data:`OPPONENTS` or ``"search:iters=N[,z=Z]"`` (the compiled search, in C),
+  ``learner_seat`` a seat or one of :data:`LEARNER_SEAT_MODES`, ``autoreset`` any spelling of
   :mod:`setgames.batch.modes` (Gymnasium's ``AutoresetMode`` members, their
   values, or :data:`AUTORESET_MODES`; the default, ``"same_step"``, is the
   default of every view too), ``illegal_action`` ``"raise"`` or

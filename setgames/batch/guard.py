@@ -102,11 +102,7 @@ def check_batch_options(game: Any, num_envs: Any, seed: Any, num_threads: Any, o
     num_threads = check_int("num_threads", num_threads, 1, MAX_THREADS)
     if seed is not None:
         seed = check_seed(seed)
-    if isinstance(opponents, str) and opponents.startswith(SEARCH_PREFIX):
-        search_opponents(opponents)
-    elif opponents not in OPPONENTS:
-        raise ValueError(f"opponents {short_repr(opponents)} is not one of {OPPONENTS} or "
-                         f"'search:iters=N[,z=Z]'")
+    check_opponents(opponents, OPPONENTS)
     if isinstance(learner_seat, str):
         check_choice("learner_seat", learner_seat, LEARNER_SEAT_MODES)
     else:
@@ -120,6 +116,17 @@ def check_batch_options(game: Any, num_envs: Any, seed: Any, num_threads: Any, o
 SEARCH_PREFIX = "search:"
 
 
+def check_opponents(opponents: Any, named: tuple) -> None:
+    """Refuse opponents that are neither one of ``named`` (the batch's :data:`OPPONENTS`, or a
+    view's, which has no self-play) nor a search spec (:func:`search_opponents`), in one line."""
+    if isinstance(opponents, str) and opponents.startswith(SEARCH_PREFIX):
+        search_opponents(opponents)
+    elif opponents not in named:
+        choices = ", ".join(repr(o) for o in named)
+        raise ValueError(f"opponents {short_repr(opponents)} is not one of {choices} or "
+                         f"'search:iters=N[,z=Z]'")
+
+
 def search_opponents(text: str) -> tuple[int, float]:
     """``"search:iters=N[,z=Z]"`` (the batch's in-C search opponents) as ``(iters, z)``.
 
@@ -129,8 +136,7 @@ def search_opponents(text: str) -> tuple[int, float]:
     >>> search_opponents("search:iters=64")
     (64, 1.0)
     """
-    from setgames.bots.search import DEFAULT_Z
-    from setgames.search.budget import check_budget, check_z
+    from setgames.search.budget import DEFAULT_Z, check_budget, check_z
 
     options = {}
     for item in filter(None, text[len(SEARCH_PREFIX):].split(",")):

@@ -97,7 +97,8 @@ class BatchVectorEnv(VectorEnv):
     Args:
         game: a registry name (``"tethsi"``), a Game subclass or instance (required).
         num_envs: the number of slots.
-        opponents: ``"random"`` or ``"greedy"`` (the other seats, played in C).
+        opponents: ``"random"``, ``"greedy"`` or ``"search:iters=N[,z=Z]"`` (the other seats,
+            played in C).
         learner_seat: a seat, ``"rotate"`` or ``"random"`` (see :mod:`setgames.batch`).
         autoreset_mode: any spelling of :mod:`setgames.batch.modes` (default ``SAME_STEP``).
         illegal_action: ``"terminate"`` (default) or ``"raise"`` (see the module doc).

@@ -59,7 +59,7 @@ class BatchVecEnv(VecEnv):
     Args:
         game: a registry name (``"tethsi"``), a Game subclass or instance (required).
         num_envs: the number of slots.
-        opponents: ``"random"`` or ``"greedy"``.
+        opponents: ``"random"``, ``"greedy"`` or ``"search:iters=N[,z=Z]"`` (played in C).
         learner_seat: a seat, ``"rotate"`` or ``"random"``.
         autoreset_mode: any spelling of ``same_step`` (SB3's contract; others are refused).
         illegal_action: ``"terminate"`` (default) or ``"raise"``.

@@ -9,8 +9,9 @@ the GIL, on one core.
 Budget: ``iters`` re-deals per decision (the same moves on any machine: what
 the arena's strength tables use) and/or ``ms`` milliseconds per decision (what
 a time control wants; the moves then depend on the machine's speed). With
-neither, the game's :data:`DEFAULT_ITERS`. Every decision draws its search's seed from
-the bot's generator, so a seeded bot replays its games.
+neither, the ``DEFAULT_ITERS`` of the game's search module
+(``<game>_env/_search.pyx``). Every decision draws its search's seed from the
+bot's generator, so a seeded bot replays its games.
 """
 
 from __future__ import annotations
@@ -22,15 +23,11 @@ from setgames.bots.base import Bot
 from setgames.engine import engine_class
 from setgames.game import Game
 from setgames.search import search_module
-from setgames.search.budget import check_budget, check_z
+from setgames.search.budget import DEFAULT_Z, check_budget, check_z
 
-__all__ = ["DEFAULT_ITERS", "DEFAULT_Z", "SearchBot"]
+__all__ = ["FALLBACK_ITERS", "SearchBot"]
 
-DEFAULT_Z = 1.0
-# Per game: near where the score against greedy levels off, with the 99th percentile of a
-# decision's time under 100 ms on one core (the curves: docs/guides/strength.md).
-DEFAULT_ITERS = {"tethsi": 4096, "bharg": 1024, "tusac": 1024}
-FALLBACK_ITERS = 1024  # a game without its own entry
+FALLBACK_ITERS = 1024  # a game whose search module names no DEFAULT_ITERS
 _SEED_SPAN = 2**63
 
 
@@ -51,15 +48,16 @@ class SearchBot(Bot):
     def __init__(self, seed: int | None = None, game_name: str = "tethsi", iters: int | None = None,
                  ms: float | None = None, z: float = DEFAULT_Z):
         super().__init__(seed)
+        game = registry.make_game(game_name)
+        module = search_module(game)
+        if module is None:
+            raise ValueError(f"the search bot needs {game_name}'s compiled engine and search, which are not "
+                             f"built here (install with a C compiler)")
         if iters is None and ms is None:
-            iters = DEFAULT_ITERS.get(game_name, FALLBACK_ITERS)
+            iters = getattr(module, "DEFAULT_ITERS", FALLBACK_ITERS)
         self.iters, self.ms = check_budget(iters, ms)
         self.z = check_z(z)
         self.game_name = game_name
-        game = registry.make_game(game_name)
-        if search_module(game) is None:
-            raise ValueError(f"the search bot needs {game_name}'s compiled engine and search, which are not "
-                             f"built here (install with a C compiler)")
         self._engines: dict[Any, Any] = {}
         self.last: tuple[Any, ...] | None = None  # the last search's (action, legal, values, iters, ms)
 

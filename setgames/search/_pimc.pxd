@@ -14,7 +14,6 @@ cdef enum:
 
 ctypedef struct SgOps:
     size_t size                     # bytes of one state (copied with memcpy)
-    int players
     # the seat to act, or -1 once the game is over
     int (*seat)(const void *st) noexcept nogil
     # the legal action ids, ascending, into out; their number
@@ -40,6 +39,5 @@ ctypedef struct SgResult:
 
 cdef int sg_pimc(const SgOps *ops, const void *root, const void *cfg, const SgBudget *budget,
                  sg_pcg64 *rng, int *legal, double *values, SgResult *res) noexcept nogil
-cdef double sg_now_ms() noexcept nogil
 cdef object sg_search_call(const SgOps *ops, const void *root, const void *cfg, object iters, object ms,
                            object seed, object z=*)

@@ -6,10 +6,13 @@ from typing import Any
 
 from setgames.checks import check_int, check_real
 
-__all__ = ["MAX_ITERS", "MAX_MS", "check_budget", "check_z"]
+__all__ = ["DEFAULT_Z", "MAX_ITERS", "MAX_MS", "check_budget", "check_z"]
 
 MAX_ITERS = 10_000_000
 MAX_MS = 600_000.0  # ten minutes: beyond it a budget is a typo
+# Standard errors a move must beat greedy's own by (below ~64 re-deals the best of many noisy
+# means is mostly noise: docs/guides/strength.md).
+DEFAULT_Z = 1.0
 
 
 def check_budget(iters: Any, ms: Any) -> tuple[int, float]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from setgames.batch.guard import SHORT_DEAL_MODES, as_actions, search_opponents
+from setgames.batch.guard import SHORT_DEAL_MODES, as_actions, check_opponents
 from setgames.bots.base import Bot, RandomBot
 from setgames.checks import as_action
 from setgames.game import Game
@@ -68,11 +68,10 @@ def check_view_options(game: Any, config: dict[str, Any], opponents: Any, illega
     Raises:
         ValueError: a bad option, naming it (one line).
     """
-    if isinstance(opponents, str) and opponents.startswith("search:"):
-        search_opponents(opponents)
-    elif opponents not in VECTOR_OPPONENTS:
-        raise ValueError(f"opponents {opponents!r} must be 'random', 'greedy' or 'search:iters=N': the "
-                         f"view is single-agent (step the batch itself for self-play)")
+    if opponents is None:
+        raise ValueError("opponents None (self-play) is not for a view: the view is single-agent (step "
+                         "the batch itself for self-play)")
+    check_opponents(opponents, VECTOR_OPPONENTS)
     if illegal_action not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"illegal_action {illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}")
     if short_deals not in SHORT_DEALS_MODES:
