@@ -41,7 +41,8 @@ from torch import nn
 from setgames import registry
 from setgames.arena import ArenaGame, BotSpec, run_arena
 from setgames.batch import make_batch
-from setgames.learn.ppo import Agent, head_spec, masked_logits, search_moves, search_policy
+from setgames.learn.expert import search_moves, search_policy
+from setgames.learn.ppo import Agent, head_spec, masked_logits
 
 
 def positions(game: Any, steps: int, explore: float, seed: int, values: bool, redeals: int = 0,

@@ -19,7 +19,7 @@ def _defaults() -> dict[str, object]:
                 hidden=128, lr=3e-4, gamma=0.995, gae_lambda=0.95, epochs=3, minibatches=8, clip=0.2,
                 ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5, prior="none", prior_bonus=2.0, head=0,
                 playouts=0.0, playout_share=1.0, redeals=0, distil=0.0, switch_margin=0.0,
-                distil_temp=0.0, threads=1,
+                distil_temp=0.0, generations=1, search_value=0.0, threads=1,
                 env_threads=1, eval_every=20, eval_games=200, out="runs/ppo")
 
 

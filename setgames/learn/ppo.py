@@ -39,6 +39,7 @@ from torch import nn
 from setgames import registry
 from setgames.batch import make_batch
 from setgames.bots.ppo import HEAD_GAIN, PRIORS, PpoPolicy, RowHeadWeights
+from setgames.learn.expert import anchor_moves, search_moves, search_policy, search_value
 
 __all__ = ["PHASE_OPPONENTS", "TrainConfig", "head_spec", "masked_logits", "parse_curriculum",
            "sample_actions", "train"]
@@ -84,6 +85,16 @@ class TrainConfig:
     makes the target soft: ``softmax((value + switch_margin [greedy's move]) /
     distil_temp)`` over the legal actions, which a few re-deals' noise moves less
     than it moves their argmax.
+
+    ``generations`` above 1 is expert iteration: the recipe (every phase of the curriculum,
+    ``steps`` env steps) runs that many times on one policy, and from the second generation
+    on the search's base move is the previous generation's own move (its frozen policy's legal
+    argmax) instead of greedy's, so each expert starts from what the last apprentice learned
+    and the apprentice learns from the positions it now reaches. ``search_value`` weighs a
+    second critic target in the searched positions: the play-out value of the search's move
+    (:func:`setgames.learn.expert.search_value`). Each generation plays the arena against
+    greedy on the same deals and leaves its policy, ``gen-<k>.npz``, and a row of
+    ``generations.csv``; ``ppo.npz`` is the last generation's.
     """
 
     game: str
@@ -111,6 +122,8 @@ class TrainConfig:
     distil: float = 0.0
     switch_margin: float = 0.0
     distil_temp: float = 0.0
+    generations: int = 1
+    search_value: float = 0.0
     threads: int = 1
     env_threads: int = 1
     eval_every: int = 20
@@ -385,15 +398,21 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     values = bool(cfg.playouts or cfg.distil)  # the rollout takes play-out values
     if cfg.distil and not use_prior:
         raise ValueError("--distil needs --prior greedy or features (the search's move defaults to greedy's)")
+    if cfg.generations < 1:
+        raise ValueError(f"--generations is how many times expert iteration runs the recipe, 1 or more, "
+                         f"not {cfg.generations}")
+    if (cfg.generations > 1 or cfg.search_value) and not cfg.distil:
+        raise ValueError("--generations above 1 and --search-value need --distil (they learn from the "
+                         "search's moves and values)")
     agent = Agent(obs_size + n_feat, n_act, cfg.hidden, use_prior, cfg.prior_bonus,
                   head_spec(cfg.game, cfg.prior, cfg.head, n_feat) if cfg.head else None)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
     meta = _meta(game, obs_size, n_feat)
     B, T = cfg.num_envs, cfg.rollout
     feat = np.zeros((B, n_feat), np.float32)  # the greedy features of the slots' positions
-    n_updates = sum(max(1, n // (B * T)) for _, n in phases)
-    bar = _Bar(sum(max(1, n // (B * T)) for _, n in phases) * B * T,
-               sys.stderr.isatty() if cfg.progress is None else cfg.progress)
+    per_generation = sum(max(1, n // (B * T)) for _, n in phases)
+    n_updates = per_generation * cfg.generations
+    bar = _Bar(n_updates * B * T, sys.stderr.isatty() if cfg.progress is None else cfg.progress)
     start, cpu0 = time.perf_counter(), time.process_time()
     snapshots: list[nn.Module] = []
     rows: list[dict[str, Any]] = []
@@ -402,10 +421,14 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     curve = (out / "curve.csv").open("w", newline="")
     writer = csv.DictWriter(curve, fieldnames=CURVE_FIELDS)
     writer.writeheader()
+    generations: list[dict[str, Any]] = []
+    anchor: Agent | None = None  # the previous generation's frozen policy (None: greedy anchors)
+    stages = [(gen, p_index, phase, n) for gen in range(cfg.generations)
+              for p_index, (phase, n) in enumerate(phases)]
     try:
-        for p_index, (phase, phase_steps) in enumerate(phases):
+        for gen, p_index, phase, phase_steps in stages:
             selfplay = phase == "self"
-            batch = make_batch(game, B, seed=cfg.seed * 1_000_003 + p_index * B,
+            batch = make_batch(game, B, seed=cfg.seed * 1_000_003 + (gen * len(phases) + p_index) * B,
                                num_threads=cfg.env_threads, opponents=None if selfplay else phase,
                                learner_seat="rotate")
             batch.reset()
@@ -421,6 +444,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 s_done = np.zeros((T, B), np.float32)
                 s_valid = np.ones((T, B), bool)
                 s_greedy = np.zeros((T, B), np.int64)  # the greedy bot's move (the prior's input)
+                s_anchor = s_greedy  # the search's base move: greedy's, then the last generation's
+                if anchor is not None:
+                    s_anchor = np.zeros((T, B), np.int64)
                 s_play = np.zeros((T, B, n_act) if values else (0, B, n_act), np.float32)
                 s_played = np.zeros((T, B), bool)
                 last = np.full(B, -1)
@@ -433,6 +459,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     if use_prior:
                         batch.greedy_actions(s_greedy[t])
                     g = torch.from_numpy(s_greedy[t]) if use_prior else None
+                    if anchor is not None:
+                        with torch.no_grad():
+                            s_anchor[t] = anchor_moves(anchor.actor(obs, g).numpy(), mask.numpy())
                     if values:
                         chosen = (rng.random(B) < cfg.playout_share) & (batch.seat >= 0)
                         if selfplay:
@@ -481,7 +510,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 adv = _gae(s_rew, s_done, s_val, s_valid, boot, cfg.gamma, cfg.gae_lambda)
                 stats = _update(agent, opt, cfg, s_obs, s_mask, s_act, s_logp, s_val, adv, s_valid, rng,
                                 s_greedy, use_prior,
-                                (s_play, s_played) if values else None)
+                                (s_play, s_played, s_anchor) if values else None)
                 update += 1
                 wall = time.perf_counter() - start
                 row: dict[str, Any] = {
@@ -491,7 +520,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     "win_rate": round(float(np.mean(np.asarray(returns) > 0)), 4) if returns else "",
                     **{k: round(v, 5) if v == v else "" for k, v in stats.items()},
                     "eval_games": "", "eval_score": "", "eval_low": "", "eval_high": ""}
-                if cfg.eval_every and (update % cfg.eval_every == 0 or update == n_updates):
+                gen_end = update % per_generation == 0
+                if cfg.eval_every and (update % cfg.eval_every == 0 or gen_end):
                     path = agent.policy(meta).save(out / "eval.npz")
                     tick = time.perf_counter()
                     last_eval = _evaluate(cfg, path, seed=cfg.seed + 7)
@@ -503,6 +533,11 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 writer.writerow(row)
                 curve.flush()
                 rows.append(row)
+                if gen_end and cfg.generations > 1:
+                    generations.append(_generation_row(gen, rows[-per_generation:], row, anchor is None))
+                    agent.policy(meta).save(out / f"gen-{gen + 1}.npz")
+                    _write_rows(out / "generations.csv", generations)
+                    anchor = _frozen_copy(agent, obs_size + n_feat, n_act, cfg.hidden)
                 if update % 10 == 0:
                     frozen_now = _frozen_copy(agent, obs_size + n_feat, n_act, cfg.hidden)
                     snapshots = [*snapshots, frozen_now][-SNAPSHOTS:]
@@ -517,11 +552,33 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                "cpu_s": round(cpu, 1), "steps_per_s": round(env_steps / wall), "env_s": round(env_s, 1),
                "playout_s": round(playout_s, 1), "eval_s": round(eval_s, 1), "obs_size": obs_size,
                "num_actions": n_act, "weights": str(weights), "weights_bytes": weights.stat().st_size,
-               "last_eval": last_eval, "meta": meta}
+               "last_eval": last_eval, "generations": generations, "meta": meta}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     _write_card(out / "ppo.md", summary)
     _plot(rows, out / "curve.png")
     return summary
+
+
+def _generation_row(gen: int, rows: list[dict[str, Any]], last: dict[str, Any], greedy_anchor: bool
+                    ) -> dict[str, Any]:
+    """A generation's line of ``generations.csv``: its anchor, how often its policy played the
+    search's move and how often the search left the anchor (means over its updates), and the
+    arena score against greedy at its end."""
+    def mean(key: str) -> float | str:
+        xs = [r[key] for r in rows if r.get(key, "") != ""]
+        return round(float(np.mean(xs)), 4) if xs else ""
+
+    return {"generation": gen + 1, "env_steps": last["env_steps"], "wall_s": last["wall_s"],
+            "anchor": "greedy" if greedy_anchor else f"generation {gen}",
+            "search_agreement": mean("search_agreement"), "search_switch": mean("search_switch"),
+            **{k: last[k] for k in ("eval_games", "eval_score", "eval_low", "eval_high")}}
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def head_spec(game_name: str, prior: str, width: int, n_feat: int) -> tuple[int, int, Any, int]:
@@ -562,10 +619,11 @@ def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
 def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.ndarray, mask: np.ndarray,
             act: np.ndarray, logp: np.ndarray, val: np.ndarray, adv: np.ndarray, valid: np.ndarray,
             rng: np.random.Generator, greedy: np.ndarray, prior: bool = False,
-            playouts: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, float]:
+            playouts: tuple[np.ndarray, ...] | None = None) -> dict[str, float]:
     """The clipped PPO update over the rollout's valid moves (``epochs`` passes of minibatches);
     ``prior``: the networks read the greedy bot's moves ``greedy``; ``playouts``: the play-out
-    values and where they were taken (the all-action term, :class:`TrainConfig`)."""
+    values, where they were taken and (optionally) the search's anchor moves, greedy's when
+    left out (the all-action term, the distillation and the search's value, :class:`TrainConfig`)."""
     keep = valid.reshape(-1)
     b_obs = torch.from_numpy(obs.reshape(-1, obs.shape[-1])[keep])
     b_mask = torch.from_numpy(mask.reshape(-1, mask.shape[-1])[keep])
@@ -574,7 +632,7 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
     b_adv = torch.from_numpy(adv.reshape(-1)[keep])
     b_ret = b_adv + torch.from_numpy(val.reshape(-1)[keep])
     b_g = torch.from_numpy(greedy.reshape(-1)[keep])
-    b_q = b_played = b_target = b_soft = None
+    b_q = b_played = b_target = b_soft = b_sval = b_anchor = None
     if playouts is not None:
         q = playouts[0].reshape(-1, playouts[0].shape[-1])[keep]
         legal = mask.reshape(-1, mask.shape[-1])[keep]
@@ -586,8 +644,12 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
         b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
         b_played = torch.from_numpy(played)
         if prior:
-            g_keep = greedy.reshape(-1)[keep]
-            b_target = torch.from_numpy(search_moves(q, legal, g_keep, cfg.switch_margin))
+            base = playouts[2] if len(playouts) > 2 else greedy
+            g_keep = base.reshape(-1)[keep]
+            target = search_moves(q, legal, g_keep, cfg.switch_margin)
+            b_target = torch.from_numpy(target)
+            b_sval = torch.from_numpy(search_value(q, target))
+            b_anchor = torch.from_numpy(g_keep)
             if cfg.distil_temp > 0:
                 b_soft = torch.from_numpy(search_policy(q, legal, g_keep, cfg.switch_margin, cfg.distil_temp))
     n = len(b_act)
@@ -606,7 +668,8 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
             a = b_adv[idx]
             a = (a - a.mean()) / (a.std() + 1e-8)
             p_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-            v_loss = 0.5 * (agent.critic(b_obs[idx], gi).squeeze(-1) - b_ret[idx]).pow(2).mean()
+            v_pred = agent.critic(b_obs[idx], gi).squeeze(-1)
+            v_loss = 0.5 * (v_pred - b_ret[idx]).pow(2).mean()
             # Entropy over the legal actions only: -inf logits would give 0 * -inf = nan.
             legal_logp = torch.where(m, logp_all, torch.zeros_like(logp_all))
             e = -(legal_logp.exp() * legal_logp).sum(-1).mean()
@@ -624,9 +687,12 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
                     elif cfg.distil:
                         ce = -logp_all[sel].gather(1, want[:, None]).squeeze(1)
                         loss = loss + cfg.distil * ce.mean()
+                    if cfg.search_value and b_sval is not None:
+                        sv = 0.5 * (v_pred[sel] - b_sval[idx][sel]).pow(2).mean()
+                        loss = loss + cfg.vf_coef * cfg.search_value * sv
                     with torch.no_grad():
                         s_agree += float((logp_all[sel].argmax(-1) == want).float().mean())
-                        s_switch += float((want != b_g[idx][sel]).float().mean())
+                        s_switch += float((want != b_anchor[idx][sel]).float().mean())
                         s_count += 1
             if prior:
                 with torch.no_grad():
@@ -645,40 +711,6 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
             "greedy_agreement": agree / count if prior else float("nan"),
             "search_agreement": s_agree / s_count if s_count else float("nan"),
             "search_switch": s_switch / s_count if s_count else float("nan")}
-
-
-def search_moves(values: np.ndarray, legal: np.ndarray, greedy: np.ndarray, margin: float) -> np.ndarray:
-    """The move a one-step search on play-out ``values`` (rows of positions) makes: the legal
-    action of the highest value (the first on a tie), or ``greedy``'s move unless that value
-    beats greedy's by more than ``margin`` (ties, and noise within the margin, keep the base
-    policy's move, as ISMCTS's rollout mode does).
-
-    >>> v = np.array([[0.0, 0.5, 0.2], [0.3, 0.3, 0.0]], np.float32)
-    >>> search_moves(v, np.ones((2, 3), bool), np.array([2, 1]), 0.1).tolist()
-    [1, 1]
-    >>> search_moves(v, np.ones((2, 3), bool), np.array([2, 1]), 0.4).tolist()
-    [2, 1]
-    """
-    masked = np.where(legal, values, -np.inf)
-    best = masked.argmax(-1)
-    rows = np.arange(len(best))
-    return np.where(masked[rows, best] > masked[rows, greedy] + margin, best, greedy).astype(np.int64)
-
-
-def search_policy(values: np.ndarray, legal: np.ndarray, greedy: np.ndarray, margin: float,
-                  temp: float) -> np.ndarray:
-    """The soft form of :func:`search_moves`: per row, ``softmax((values + margin at greedy's
-    move) / temp)`` over the legal actions (0 elsewhere), float32.
-
-    >>> legal = np.array([[True, True, False]])
-    >>> search_policy(np.array([[0.0, 0.1, 0.0]]), legal, np.array([0]), 0.1, 0.05).round(3).tolist()
-    [[0.5, 0.5, 0.0]]
-    """
-    z = np.where(legal, values, -np.inf) / temp
-    z[np.arange(len(z)), greedy] += margin / temp
-    z -= z.max(-1, keepdims=True)
-    e = np.where(legal, np.exp(z), 0.0)
-    return (e / e.sum(-1, keepdims=True)).astype(np.float32)
 
 
 def _write_card(path: Path, s: dict[str, Any]) -> None:
@@ -703,6 +735,11 @@ def _write_card(path: Path, s: dict[str, Any]) -> None:
     if c.get("distil"):
         prior += (f"; trained to play a one-step search's move (every legal move played out by greedy "
                   f"over {c.get('redeals', 0)} re-deals of the unseen cards)")
+    if c.get("generations", 1) > 1:
+        prior += (f", by expert iteration over {c['generations']} generations (from the second on, the "
+                  "search keeps the previous generation's move unless another is clearly better)")
+    if c.get("search_value"):
+        prior += "; the critic also learns the search's value of each searched position"
     path.write_text(f"""# ppo policy: {registry.game_title(c['game'])}
 
 - training command: `setgames train {c['game']} {opts}`
@@ -718,7 +755,24 @@ config: {json.dumps(s['meta']['config'])}
 {s['obs_size'] + n_feat}-{c['hidden']}-{c['hidden']}-{s['num_actions']}{prior} (numpy inference, \
 {s['weights_bytes']:,} bytes)
 - arena vs greedy at the end of training (duplicate deals, seed {c['seed'] + 7}): {score}
-""")
+{_generations_table(s.get("generations") or [])}""")
+
+
+def _generations_table(rows: list[dict[str, Any]]) -> str:
+    """The model card's table of expert iteration's generations (empty for one generation)."""
+    if not rows:
+        return ""
+    lines = ["", "Expert iteration, generation by generation (the search's base move, how often the "
+             "policy played the search's move, how often the search left its base move, the arena "
+             "against greedy on the same deals):", "",
+             "| generation | env steps | search's base move | plays the search's move | search leaves "
+             "the base | vs greedy [95%] |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        score = (f"{r['eval_score']:.3f} [{r['eval_low']:.3f}, {r['eval_high']:.3f}]"
+                 if r["eval_score"] != "" else "not evaluated")
+        lines.append(f"| {r['generation']} | {r['env_steps']:,} | {r['anchor']} | {r['search_agreement']} | "
+                     f"{r['search_switch']} | {score} |")
+    return "\n".join(lines) + "\n"
 
 
 def _plot(rows: list[dict[str, Any]], path: Path) -> Path | None:

@@ -12,14 +12,12 @@ torch = pytest.importorskip("torch")
 
 from setgames.bots.ppo import PpoBot, load_policy  # noqa: E402
 from setgames.cli import main  # noqa: E402
-from setgames.learn.ppo import (  # noqa: E402  # noqa: E402
+from setgames.learn.ppo import (  # noqa: E402
     Agent,
     TrainConfig,
     _gae,
     _update,
     parse_curriculum,
-    search_moves,
-    search_policy,
     train,
 )
 from setgames.registry import make_game  # noqa: E402
@@ -98,7 +96,9 @@ def test_the_train_command_reports_a_bad_curriculum_in_one_line(capsys, tmp_path
                "config": {"num_players": 3}}),
     ("tethsi", {"curriculum": "greedy", "prior": "features", "redeals": 2, "distil": 1.0}),
     ("tethsi", {"curriculum": "greedy", "prior": "features", "head": 4, "redeals": 2, "distil": 1.0,
-                "distil_temp": 0.05})])
+                "distil_temp": 0.05}),
+    ("bharg", {"curriculum": "greedy", "prior": "features", "redeals": 2, "distil": 1.0, "distil_temp": 0.05,
+               "generations": 2, "search_value": 0.5})])
 def test_the_same_seed_trains_the_same_policy(tmp_path, game_name, options):
     def run(seed, name):
         cfg = TrainConfig(game=game_name, steps=2 * 16 * 8, num_envs=16, rollout=8, hidden=8, seed=seed,
@@ -178,24 +178,6 @@ def test_distil_needs_the_greedy_prior(tmp_path):
         train(cfg)
 
 
-def test_search_moves_take_the_best_legal_value_unless_greedy_is_within_the_margin():
-    rng = np.random.default_rng(0)
-    values = rng.normal(size=(500, 9)).astype(np.float32)
-    legal = rng.random((500, 9)) < 0.6
-    legal[np.arange(500), rng.integers(9, size=500)] = True
-    greedy = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
-    for margin in (0.0, 0.3):
-        got = search_moves(values, legal, greedy, margin)
-        for i in range(500):  # the rule, position by position
-            ids = np.flatnonzero(legal[i])
-            best = ids[np.argmax(values[i, ids])]
-            want = best if values[i, best] > values[i, greedy[i]] + margin else greedy[i]
-            assert got[i] == want
-        soft = search_policy(values, legal, greedy, margin, 1e-3)  # a cold soft target is the hard one
-        assert np.allclose(soft.sum(-1), 1) and not soft[~legal].any()
-        assert (soft.argmax(-1) == got).all()
-
-
 def test_the_distillation_term_moves_the_argmax_to_the_searchs_move():
     """A position set where one non-greedy action is worth more: the cross-entropy alone (no
     PPO signal: zero advantages) turns the policy's argmax from greedy's move to it."""
@@ -226,3 +208,92 @@ def test_the_distillation_term_moves_the_argmax_to_the_searchs_move():
                         greedy, True, (values, np.ones((T, B), bool)))
     assert (argmax() == best.reshape(-1)).mean() > 0.95
     assert stats["search_switch"] == 1.0 and stats["search_agreement"] > 0.95
+
+
+def test_expert_iteration_leaves_each_generation_and_anchors_the_next_on_it(tmp_path):
+    cfg = TrainConfig(game="tethsi", steps=16 * 8, num_envs=16, rollout=8, hidden=8, curriculum="greedy",
+                      prior="features", redeals=2, distil=1.0, distil_temp=0.05, switch_margin=0.05,
+                      generations=3, search_value=0.5, eval_every=100, eval_games=4, out=str(tmp_path),
+                      progress=False)
+    summary = train(cfg)
+    rows = list(csv.DictReader((tmp_path / "generations.csv").open()))
+    assert [r["anchor"] for r in rows] == ["greedy", "generation 1", "generation 2"]
+    assert [int(r["env_steps"]) for r in rows] == [16 * 8, 2 * 16 * 8, 3 * 16 * 8] == \
+        [g["env_steps"] for g in summary["generations"]]
+    assert all(r["eval_score"] != "" and 0 <= float(r["search_switch"]) <= 1 for r in rows)
+    curve = list(csv.DictReader((tmp_path / "curve.csv").open()))
+    assert len(curve) == 3 and all(r["eval_score"] != "" for r in curve)  # an arena at each generation's end
+    last, final = load_policy(tmp_path / "gen-3.npz").layers, load_policy(tmp_path / "ppo.npz").layers
+    assert all(np.array_equal(x[0], y[0]) for x, y in zip(last, final, strict=True))
+    first = load_policy(tmp_path / "gen-1.npz").layers
+    assert not np.array_equal(first[0][0], last[0][0])
+    card = (tmp_path / "ppo.md").read_text()
+    assert "expert iteration over 3 generations" in card and "| 3 | 384 | generation 2 |" in card
+
+
+def test_the_distillation_keeps_the_anchor_move_inside_the_margin():
+    """Values where one move beats greedy's clearly but the anchor's (the last generation's
+    move) only within the margin: distilled from greedy's anchor the policy learns the best
+    move, from the given anchor it learns the anchor's."""
+    rng = np.random.default_rng(2)
+    T, B, n_obs, n_act = 4, 64, 12, 6
+    obs = rng.integers(0, 2, (T, B, n_obs)).astype(np.float32)
+    mask = np.ones((T, B, n_act), bool)
+    greedy = rng.integers(n_act, size=(T, B))
+    best, anchor = (greedy + 1) % n_act, (greedy + 2) % n_act
+    values = np.zeros((T, B, n_act), np.float32)
+    np.put_along_axis(values, best[..., None], 1.0, -1)
+    np.put_along_axis(values, anchor[..., None], 0.95, -1)
+    cfg = TrainConfig(game="bharg", prior="greedy", distil=1.0, switch_margin=0.1, epochs=4, minibatches=2,
+                      ent_coef=0.0, vf_coef=0.0)
+    zeros, ones = np.zeros((T, B), np.float32), np.ones((T, B), bool)
+    for base, want in ((None, best), (anchor, anchor)):
+        torch.manual_seed(2)
+        agent = Agent(n_obs, n_act, 32, prior=True, bonus=3.0)
+        opt = torch.optim.Adam(agent.parameters(), lr=3e-3)
+        playouts = (values, ones) if base is None else (values, ones, base)
+        for _ in range(30):
+            stats = _update(agent, opt, cfg, obs, mask, greedy, zeros, zeros, zeros, ones, rng, greedy, True,
+                            playouts)
+        with torch.no_grad():
+            got = agent.actor(torch.from_numpy(obs.reshape(-1, n_obs)),
+                              torch.from_numpy(greedy.reshape(-1))).argmax(-1).numpy()
+        assert (got == want.reshape(-1)).mean() > 0.95
+        # the search left its base move everywhere from greedy's, nowhere from the anchor
+        assert stats["search_switch"] == (1.0 if base is None else 0.0)
+
+
+@pytest.mark.parametrize("weight", [0.0, 1.0, 3.0])
+def test_the_search_value_pulls_the_critic_towards_the_value_of_the_searchs_move(weight):
+    """With every return 0 and the search's move worth 0.8, the critic's loss
+    ``(v - 0)^2 + w (v - 0.8)^2`` is least at ``v = 0.8 w / (1 + w)``."""
+    rng = np.random.default_rng(4)
+    torch.manual_seed(4)
+    T, B, n_obs, n_act = 4, 64, 10, 5
+    obs = rng.integers(0, 2, (T, B, n_obs)).astype(np.float32)
+    mask = np.ones((T, B, n_act), bool)
+    greedy = rng.integers(n_act, size=(T, B))
+    values = np.full((T, B, n_act), -0.5, np.float32)
+    np.put_along_axis(values, greedy[..., None], 0.8, -1)  # the search keeps greedy's move, worth 0.8
+    cfg = TrainConfig(game="bharg", prior="greedy", distil=1.0, search_value=weight, epochs=4, minibatches=2,
+                      ent_coef=0.0, vf_coef=0.5, max_grad_norm=10.0)
+    agent = Agent(n_obs, n_act, 32, prior=True, bonus=3.0)
+    opt = torch.optim.Adam(agent.parameters(), lr=3e-3)
+    zeros, ones = np.zeros((T, B), np.float32), np.ones((T, B), bool)
+    for _ in range(60):
+        _update(agent, opt, cfg, obs, mask, greedy, zeros, zeros, zeros, ones, rng, greedy, True,
+                (values, ones))
+    with torch.no_grad():
+        v = agent.critic(torch.from_numpy(obs.reshape(-1, n_obs)), torch.from_numpy(greedy.reshape(-1)))
+    assert abs(float(v.mean()) - 0.8 * weight / (1 + weight)) < 0.03
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"generations": 0, "distil": 1.0, "prior": "greedy"}, "--generations is how many times"),
+    ({"generations": 2}, "--generations above 1 and --search-value need --distil"),
+    ({"search_value": 1.0}, "--generations above 1 and --search-value need --distil")])
+def test_expert_iteration_refuses_what_it_cannot_run(tmp_path, options, message):
+    cfg = TrainConfig(game="bharg", steps=64, num_envs=8, rollout=8, eval_every=0, out=str(tmp_path),
+                      progress=False, **options)
+    with pytest.raises(ValueError, match=message):
+        train(cfg)
