@@ -1,12 +1,39 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Tet Hsi's engine as the compiled search's function table (:mod:`setgames.search._pimc`)."""
+"""Tet Hsi's engine as the compiled search's function table (:mod:`setgames.search._pimc`),
+and its inference from the opponent's last turn.
 
-from setgames.batch._rng cimport sg_pcg64, sg_pcg64_next32_v
+With ``infer`` above 0 the search keeps a re-deal only if the greedy bot, holding the
+hand the re-deal gives the opponent, plays the opponent's last turn as it was played
+(its ties drawn at random, so a deal is kept with the probability that greedy would
+have made those moves with it): re-deals in proportion to how well they explain what
+the opponent did, if the opponent plays like greedy. ``infer`` is how far the search
+trusts that model: a deal that does not explain the turn is still kept with
+probability ``1 - infer``. The position where the turn began comes from
+:func:`tethsi_env.infer.last_turn`.
+"""
+
+from libc.string cimport memcpy
+
+from setgames.batch._rng cimport sg_pcg64, sg_pcg64_next32, sg_pcg64_next32_v, sg_pcg64_seed
 from setgames.search._pimc cimport SgOps, sg_search_call
-from tethsi_env._engine cimport Engine, TState, th_apply, th_legal, th_over, th_redeal, th_returns
+from tethsi_env._engine cimport Engine, TState, th_apply, th_legal, th_over, th_redeal, th_returns, u64
 from tethsi_env._greedy cimport th_greedy
 
-__all__ = ["DEFAULT_ITERS", "search"]
+from setgames.checks import check_seed
+from setgames.search.budget import check_infer
+from tethsi_env.infer import last_turn
+
+__all__ = ["DEFAULT_ITERS", "INFERS", "keeps", "search"]
+
+INFERS = True  # search() takes infer (the bot's infer option)
+
+ctypedef struct Infer:
+    TState start          # the position where the opponent's last turn began
+    u64 used              # the cards that left the opponent's concealed hand in it (public)
+    int opp
+    int n                 # its actions
+    int actions[4]
+    unsigned long long keep   # a deal the turn refutes is kept if a 32-bit draw is >= this
 
 # The search bot's re-deals a decision when no budget is given: Tet Hsi's score against greedy rises to 60% at 4,096 (8 ms a decision, p99 64 ms)
 # (the curves: docs/guides/strength.md).
@@ -39,6 +66,26 @@ cdef int _policy(void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil:
     return th_greedy(<const TState *> st, sg_pcg64_next32_v, rng)
 
 
+cdef int _accept(const void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil:
+    cdef const TState *d = <const TState *> st
+    cdef const Infer *c = <const Infer *> cfg
+    cdef TState w
+    cdef int i
+    if c == NULL:
+        return 1
+    memcpy(&w, &c.start, sizeof(TState))
+    # the re-deal's hidden cards, moved back to where the turn began: the opponent's hand
+    # and the cards it used from it, the pile under the cards revealed since
+    w.concealed[c.opp] = d.concealed[c.opp] | c.used
+    for i in range(d.npile):
+        w.pile[i] = d.pile[i]
+    for i in range(c.n):
+        if th_greedy(&w, sg_pcg64_next32_v, rng) != c.actions[i]:
+            return sg_pcg64_next32(rng) >= c.keep
+        th_apply(&w, c.actions[i])
+    return 1
+
+
 cdef SgOps OPS
 OPS.size = sizeof(TState)
 OPS.seat = _seat
@@ -46,6 +93,7 @@ OPS.legal = _legal
 OPS.apply = _apply
 OPS.redeal = _redeal
 OPS.policy = _policy
+OPS.accept = _accept
 
 
 cdef const SgOps *th_search_ops() noexcept nogil:
@@ -53,9 +101,49 @@ cdef const SgOps *th_search_ops() noexcept nogil:
     return &OPS
 
 
-def search(Engine engine, iters=None, ms=None, seed=0, z=1.0):
+cdef bint _context(Engine engine, Infer *ctx, double infer) except -1:
+    """Fill ``ctx`` from ``engine``'s record; False when there is no turn to infer from."""
+    cdef Engine scratch
+    seat = engine.st.seat
+    turn = last_turn(engine._game, engine._state(True), seat)
+    if turn is None or not turn.actions:
+        return False
+    scratch = Engine(engine._game)
+    scratch.load(turn.start)
+    memcpy(&ctx.start, &scratch.st, sizeof(TState))
+    ctx.used = turn.used
+    ctx.opp = seat ^ 1
+    ctx.n = len(turn.actions)
+    for i, a in enumerate(turn.actions):
+        ctx.actions[i] = a
+    ctx.keep = <unsigned long long> (infer * 4294967296.0)  # 1 - infer of the draws reach it
+    return True
+
+
+def keeps(Engine engine, Engine deal, int draws, seed=0, infer=1.0):
+    """How many of ``draws`` tests keep ``deal`` (``engine``'s position with its seat's hidden
+    cards re-dealt) as an explanation of the opponent's last turn, each test's ties and trust
+    drawn from one generator seeded by ``seed``; None when there is no turn to infer from.
+    Kept / draws estimates the probability the search keeps that deal with (tests, research)."""
+    cdef Infer ctx
+    cdef sg_pcg64 rng
+    cdef int k, n = 0
+    if th_over(&engine.st) or not _context(engine, &ctx, check_infer(infer)):
+        return None
+    sg_pcg64_seed(&rng, check_seed(seed))
+    for k in range(draws):
+        n += _accept(&deal.st, &ctx, &rng)
+    return n
+
+
+def search(Engine engine, iters=None, ms=None, seed=0, z=1.0, infer=0.0):
     """Search ``engine``'s position for its seat to act (:mod:`setgames.search._pimc`):
     ``(action, legal, values, iters, elapsed_ms)``. ``iters`` re-deals and/or ``ms``
     milliseconds; ``seed`` (0..2**63-1) seeds the re-deals and the play-outs' ties; ``z``: how
-    many standard errors a move must beat the greedy move by."""
-    return sg_search_call(&OPS, &engine.st, NULL, iters, ms, seed, z)
+    many standard errors a move must beat the greedy move by; ``infer`` (0 to 1): how far to
+    trust that the opponent played its last turn as greedy would (the module doc)."""
+    cdef Infer ctx
+    infer = check_infer(infer)
+    if infer == 0 or th_over(&engine.st) or not _context(engine, &ctx, infer):
+        return sg_search_call(&OPS, &engine.st, NULL, iters, ms, seed, z)
+    return sg_search_call(&OPS, &engine.st, &ctx, iters, ms, seed, z)

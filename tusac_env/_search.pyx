@@ -51,6 +51,7 @@ OPS.legal = _legal
 OPS.apply = _apply
 OPS.redeal = _redeal
 OPS.policy = _policy
+OPS.accept = NULL
 
 
 cdef const SgOps *ts_search_ops() noexcept nogil:

@@ -23,7 +23,7 @@ from setgames.bots.base import Bot
 from setgames.engine import engine_class
 from setgames.game import Game
 from setgames.search import search_module
-from setgames.search.budget import DEFAULT_Z, check_budget, check_z
+from setgames.search.budget import DEFAULT_Z, check_budget, check_infer, check_z
 
 __all__ = ["FALLBACK_ITERS", "SearchBot"]
 
@@ -41,12 +41,14 @@ class SearchBot(Bot):
         ms: milliseconds per decision (with ``iters`` too, the first reached stops it).
         z: how many standard errors of the paired difference another move must beat the
             greedy move by to be played instead (0: the best mean).
+        infer: how far to trust that the others play like greedy when weighing the re-deals
+            by the moves they made (0: off; games whose search infers, Tet Hsi's).
     """
 
     name = "search"
 
     def __init__(self, seed: int | None = None, game_name: str = "tethsi", iters: int | None = None,
-                 ms: float | None = None, z: float = DEFAULT_Z):
+                 ms: float | None = None, z: float = DEFAULT_Z, infer: float = 0.0):
         super().__init__(seed)
         game = registry.make_game(game_name)
         module = search_module(game)
@@ -57,6 +59,10 @@ class SearchBot(Bot):
             iters = getattr(module, "DEFAULT_ITERS", FALLBACK_ITERS)
         self.iters, self.ms = check_budget(iters, ms)
         self.z = check_z(z)
+        self.infer = check_infer(infer)
+        if self.infer and not getattr(module, "INFERS", False):
+            raise ValueError(f"infer: {game_name}'s search draws its re-deals without inference "
+                             f"(only Tet Hsi's infers from the opponent's moves)")
         self.game_name = game_name
         self._engines: dict[Any, Any] = {}
         self.last: tuple[Any, ...] | None = None  # the last search's (action, legal, values, iters, ms)
@@ -67,7 +73,8 @@ class SearchBot(Bot):
     def _search(self, game: Game, engine: Any) -> int:
         module = search_module(game)
         seed = int(self.rng.integers(_SEED_SPAN))
-        self.last = module.search(engine, seed=seed, z=self.z, **self._budget())
+        extra = {"infer": self.infer} if self.infer else {}
+        self.last = module.search(engine, seed=seed, z=self.z, **self._budget(), **extra)
         return int(self.last[0])
 
     def _engine_for(self, game: Game) -> Any:

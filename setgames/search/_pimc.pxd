@@ -11,6 +11,7 @@ from setgames.batch._rng cimport sg_pcg64
 cdef enum:
     SG_MAX_ACTIONS = 1024   # the most legal actions of any game's position (Tet Hsi's layout)
     SG_MAX_SEATS = 4
+    SG_MAX_DRAWS = 64       # re-deals drawn for one iteration before the last is kept anyway
 
 ctypedef struct SgOps:
     size_t size                     # bytes of one state (copied with memcpy)
@@ -24,6 +25,9 @@ ctypedef struct SgOps:
     void (*redeal)(void *st, const void *cfg, int seat, sg_pcg64 *rng) noexcept nogil
     # the play-out policy's move for the seat to act (the game's compiled greedy bot)
     int (*policy)(void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil
+    # 1 to keep a re-deal, 0 to draw another (NULL: keep every one): a game's inference
+    # from the others' observed moves, its context in ``cfg`` (tethsi_env/_search.pyx)
+    int (*accept)(const void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil
 
 ctypedef struct SgBudget:
     long long iters       # most re-deals (0: no limit but the time)

@@ -17,6 +17,12 @@ time per move it is level with the Python ISMCTS in Tet Hsi and ahead of it
 in Bharg. The search is a one-step improvement of its play-out policy; the
 figures and the curves are in ``docs/guides/strength.md``.
 
+A game may also weigh the re-deals by what the others did (``SgOps.accept``):
+a re-deal it refuses is drawn again, up to ``SG_MAX_DRAWS`` times (then the
+last is kept), which samples the deals in proportion to how likely they made
+the observed moves (rejection sampling), when the game's test is a draw with
+that probability.
+
 Nothing here names a game: a game passes its engine as an :c:type:`SgOps`
 table (``<game>_env/_search.pyx``). Runs without the GIL; one call uses one
 thread, so many searches run in parallel over a batch's pool.
@@ -84,7 +90,7 @@ cdef int sg_pimc(const SgOps *ops, const void *root, const void *cfg, const SgBu
     cdef long long it = 0
     cdef double t0 = sg_clock_ms(), now
     cdef double v, top, d, var
-    cdef int kp
+    cdef int kp, draws
     cdef double *diff
     cdef double *sumsq
     cdef char *buf
@@ -125,6 +131,12 @@ cdef int sg_pimc(const SgOps *ops, const void *root, const void *cfg, const SgBu
         while True:
             memcpy(deal, root, ops.size)
             ops.redeal(deal, cfg, seat, rng)
+            if ops.accept != NULL:
+                draws = 1
+                while draws < SG_MAX_DRAWS and not ops.accept(deal, cfg, rng):
+                    memcpy(deal, root, ops.size)
+                    ops.redeal(deal, cfg, seat, rng)
+                    draws += 1
             roll = rng[0]
             sg_pcg64_next64(rng)   # the next deal's numbers differ from this one's play-outs'
             for k in range(m):

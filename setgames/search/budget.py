@@ -6,7 +6,7 @@ from typing import Any
 
 from setgames.checks import check_int, check_real
 
-__all__ = ["DEFAULT_Z", "MAX_ITERS", "MAX_MS", "check_budget", "check_z"]
+__all__ = ["DEFAULT_Z", "MAX_ITERS", "MAX_MS", "check_budget", "check_infer", "check_z"]
 
 MAX_ITERS = 10_000_000
 MAX_MS = 600_000.0  # ten minutes: beyond it a budget is a typo
@@ -34,3 +34,9 @@ def check_z(z: Any) -> float:
     """The margin a move must beat the play-out policy's own move by, in standard errors of
     their paired difference over the re-deals: a number in [0, 10] (0: the best mean)."""
     return check_real("z", z, 0.0, 10.0)
+
+
+def check_infer(infer: Any) -> float:
+    """How far a search trusts its model of the others' moves when it weighs its re-deals
+    by them: a number in [0, 1] (0: every re-deal kept, no inference)."""
+    return check_real("infer", infer, 0.0, 1.0)
