@@ -30,6 +30,7 @@ CONFIGS = (("Tet Hsi", "tethsi", {}), ("Bharg 2p", "bharg", {"num_players": 2}),
            ("Bharg 3p", "bharg", {"num_players": 3}), ("Tu Sac 2p", "tusac", {"num_players": 2}),
            ("Tu Sac 3p", "tusac", {"num_players": 3}), ("Tu Sac 4p", "tusac", {"num_players": 4}))
 BOTS = ("search", "ppo")                       # each against greedy
+EXTRA = {"Tet Hsi": ("search:infer=1,iters=2048",)}  # and these on their config (Tet Hsi's search infers)
 EQUAL_TIME = ("search:ms=100", "ismcts")       # the Python ISMCTS's default budget: ~100-150 ms a move
 MARK = "strength-table"
 CURVE_MARK = "curve-table"
@@ -54,12 +55,13 @@ def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, s
 def measure(games: int, seed: int, workers: int, equal_time_games: int,
             only: list[str] | None = None, bots: list[str] | None = None) -> list[dict]:
     """The rows of the table (the arenas run here): every config's, or those named in ``only``;
-    every bot of :data:`BOTS` against greedy, or those named in ``bots``."""
+    every bot of :data:`BOTS` (and the config's :data:`EXTRA`) against greedy, or those named in
+    ``bots``."""
     rows = []
     for label, name, config in CONFIGS:
         if only and label not in only:
             continue
-        for bot in bots or BOTS:
+        for bot in [b for b in (*BOTS, *EXTRA.get(label, ())) if not bots or b in bots]:
             rows.append(_pairing(label, name, config, [bot, "greedy"], games, seed, workers))
             print(_line(rows[-1]), flush=True)
     if equal_time_games:
@@ -125,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"one of {', '.join(c[0] for c in CONFIGS)})")
     ap.add_argument("--write-curve", nargs="+", type=pathlib.Path, metavar="JSON",
                     help="put the curves saved by --curve --json into the docs page's curve table")
-    ap.add_argument("--bot", action="append", choices=BOTS, help="measure only this bot against greedy "
+    every_bot = sorted({*BOTS, *(b for extra in EXTRA.values() for b in extra)})
+    ap.add_argument("--bot", action="append", choices=every_bot, help="measure only this bot against greedy "
                     "(repeatable)")
     ap.add_argument("--rows-from", nargs="+", type=pathlib.Path, metavar="JSON",
                     help="build the table from rows saved by --json instead of measuring")
