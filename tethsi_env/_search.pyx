@@ -3,13 +3,14 @@
 and its inference from the opponent's last turn.
 
 With ``infer`` above 0 the search keeps a re-deal only if the greedy bot, holding the
-hand the re-deal gives the opponent, plays the opponent's last turn as it was played
-(its ties drawn at random, so a deal is kept with the probability that greedy would
-have made those moves with it): re-deals in proportion to how well they explain what
-the opponent did, if the opponent plays like greedy. ``infer`` is how far the search
-trusts that model: a deal that does not explain the turn is still kept with
-probability ``1 - infer``. The position where the turn began comes from
-:func:`tethsi_env.infer.last_turn`.
+hand the re-deal gives the opponent, plays the opponent's last ``INFER_TURNS`` turns as
+they were played (its ties drawn at random, so a deal is kept with the probability that
+greedy would have made those moves with it): re-deals in proportion to how well they
+explain what the opponent did, if the opponent plays like greedy. A deal that explains
+every turn is rare, so after ``RELAX_AFTER`` refused draws an iteration asks only for
+the last turn. ``infer`` is how far the search trusts that model: a deal that does not
+explain a turn is still kept with probability ``1 - infer``. The positions where the
+turns began come from :func:`tethsi_env.infer.last_turns`.
 """
 
 from libc.string cimport memcpy
@@ -21,19 +22,30 @@ from tethsi_env._greedy cimport th_greedy
 
 from setgames.checks import check_seed
 from setgames.search.budget import check_infer
-from tethsi_env.infer import last_turn
+from tethsi_env.infer import last_turns
 
-__all__ = ["DEFAULT_ITERS", "INFERS", "keeps", "search"]
+__all__ = ["DEFAULT_ITERS", "INFERS", "INFER_TURNS", "RELAX_AFTER", "keeps", "search"]
 
 INFERS = True  # search() takes infer (the bot's infer option)
 
-ctypedef struct Infer:
-    TState start          # the position where the opponent's last turn began
-    u64 used              # the cards that left the opponent's concealed hand in it (public)
-    int opp
-    int n                 # its actions
+cdef enum:
+    MAX_TURNS = 4
+
+INFER_TURNS = 2    # the opponent's turns a re-deal must explain (at most MAX_TURNS)
+RELAX_AFTER = 32   # refused draws after which an iteration asks only for the last turn
+
+ctypedef struct Turn:
+    TState start          # the position where the turn began
+    u64 used              # the cards that left the opponent's concealed hand since (public)
+    int n                 # the turn's actions
     int actions[4]
-    unsigned long long keep   # a deal the turn refutes is kept if a 32-bit draw is >= this
+
+ctypedef struct Infer:
+    Turn turns[MAX_TURNS]  # the most recent first
+    int nturns
+    int opp
+    int relax              # draws from which only the first turn is asked
+    unsigned long long keep   # a deal a turn refutes is kept if a 32-bit draw is >= this
 
 # The search bot's re-deals a decision when no budget is given: Tet Hsi's score against greedy rises to 60% at 4,096 (8 ms a decision, p99 64 ms)
 # (the curves: docs/guides/strength.md).
@@ -66,23 +78,31 @@ cdef int _policy(void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil:
     return th_greedy(<const TState *> st, sg_pcg64_next32_v, rng)
 
 
-cdef int _accept(const void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil:
-    cdef const TState *d = <const TState *> st
-    cdef const Infer *c = <const Infer *> cfg
+cdef int _explains(const TState *d, const Turn *t, int opp, sg_pcg64 *rng) noexcept nogil:
     cdef TState w
     cdef int i
-    if c == NULL:
-        return 1
-    memcpy(&w, &c.start, sizeof(TState))
+    memcpy(&w, &t.start, sizeof(TState))
     # the re-deal's hidden cards, moved back to where the turn began: the opponent's hand
-    # and the cards it used from it, the pile under the cards revealed since
-    w.concealed[c.opp] = d.concealed[c.opp] | c.used
+    # and the cards it used from it since, the pile under the cards revealed since
+    w.concealed[opp] = d.concealed[opp] | t.used
     for i in range(d.npile):
         w.pile[i] = d.pile[i]
-    for i in range(c.n):
-        if th_greedy(&w, sg_pcg64_next32_v, rng) != c.actions[i]:
-            return sg_pcg64_next32(rng) >= c.keep
-        th_apply(&w, c.actions[i])
+    for i in range(t.n):
+        if th_greedy(&w, sg_pcg64_next32_v, rng) != t.actions[i]:
+            return 0
+        th_apply(&w, t.actions[i])
+    return 1
+
+
+cdef int _accept(const void *st, const void *cfg, int draw, sg_pcg64 *rng) noexcept nogil:
+    cdef const Infer *c = <const Infer *> cfg
+    cdef int k, n
+    if c == NULL:
+        return 1
+    n = c.nturns if draw < c.relax else 1
+    for k in range(n):
+        if not _explains(<const TState *> st, &c.turns[k], c.opp, rng) and sg_pcg64_next32(rng) < c.keep:
+            return 0
     return 1
 
 
@@ -101,49 +121,64 @@ cdef const SgOps *th_search_ops() noexcept nogil:
     return &OPS
 
 
-cdef bint _context(Engine engine, Infer *ctx, double infer) except -1:
-    """Fill ``ctx`` from ``engine``'s record; False when there is no turn to infer from."""
+cdef bint _context(Engine engine, Infer *ctx, double infer, int turns_back) except -1:
+    """Fill ``ctx`` from ``engine``'s record (the last ``turns_back`` turns); False when there
+    is no turn to infer from."""
     cdef Engine scratch
+    cdef Turn *t
     seat = engine.st.seat
-    turn = last_turn(engine._game, engine._state(True), seat)
-    if turn is None or not turn.actions:
+    turns = last_turns(engine._game, engine._state(True), seat, min(turns_back, MAX_TURNS))
+    if not turns:
         return False
     scratch = Engine(engine._game)
-    scratch.load(turn.start)
-    memcpy(&ctx.start, &scratch.st, sizeof(TState))
-    ctx.used = turn.used
+    for k, turn in enumerate(turns):
+        t = &ctx.turns[k]
+        scratch.load(turn.start)
+        memcpy(&t.start, &scratch.st, sizeof(TState))
+        t.used = turn.used
+        t.n = len(turn.actions)
+        for i, a in enumerate(turn.actions):
+            t.actions[i] = a
+    ctx.nturns = len(turns)
     ctx.opp = seat ^ 1
-    ctx.n = len(turn.actions)
-    for i, a in enumerate(turn.actions):
-        ctx.actions[i] = a
+    ctx.relax = RELAX_AFTER
     ctx.keep = <unsigned long long> (infer * 4294967296.0)  # 1 - infer of the draws reach it
     return True
 
 
-def keeps(Engine engine, Engine deal, int draws, seed=0, infer=1.0):
+def keeps(Engine engine, Engine deal, int draws, seed=0, infer=1.0, int turns=1):
     """How many of ``draws`` tests keep ``deal`` (``engine``'s position with its seat's hidden
-    cards re-dealt) as an explanation of the opponent's last turn, each test's ties and trust
-    drawn from one generator seeded by ``seed``; None when there is no turn to infer from.
-    Kept / draws estimates the probability the search keeps that deal with (tests, research)."""
+    cards re-dealt) as an explanation of the opponent's last ``turns`` turns, each test's ties
+    and trust drawn from one generator seeded by ``seed``; None when there is no turn to infer
+    from. Kept / draws estimates the probability the search keeps that deal with at an
+    iteration's first draw (tests, research)."""
     cdef Infer ctx
     cdef sg_pcg64 rng
     cdef int k, n = 0
-    if th_over(&engine.st) or not _context(engine, &ctx, check_infer(infer)):
+    if th_over(&engine.st) or not _context(engine, &ctx, check_infer(infer), _turns(turns)):
         return None
     sg_pcg64_seed(&rng, check_seed(seed))
     for k in range(draws):
-        n += _accept(&deal.st, &ctx, &rng)
+        n += _accept(&deal.st, &ctx, 0, &rng)
     return n
 
 
-def search(Engine engine, iters=None, ms=None, seed=0, z=1.0, infer=0.0):
+def _turns(turns):
+    if type(turns) is not int or not 1 <= turns <= MAX_TURNS:
+        raise ValueError(f"turns must be an int from 1 to {MAX_TURNS}, not {turns!r}")
+    return turns
+
+
+def search(Engine engine, iters=None, ms=None, seed=0, z=1.0, infer=0.0, turns=None):
     """Search ``engine``'s position for its seat to act (:mod:`setgames.search._pimc`):
     ``(action, legal, values, iters, elapsed_ms)``. ``iters`` re-deals and/or ``ms``
     milliseconds; ``seed`` (0..2**63-1) seeds the re-deals and the play-outs' ties; ``z``: how
     many standard errors a move must beat the greedy move by; ``infer`` (0 to 1): how far to
-    trust that the opponent played its last turn as greedy would (the module doc)."""
+    trust that the opponent played its last ``turns`` turns (default ``INFER_TURNS``) as
+    greedy would (the module doc)."""
     cdef Infer ctx
     infer = check_infer(infer)
-    if infer == 0 or th_over(&engine.st) or not _context(engine, &ctx, infer):
+    back = _turns(INFER_TURNS if turns is None else turns)
+    if infer == 0 or th_over(&engine.st) or not _context(engine, &ctx, infer, back):
         return sg_search_call(&OPS, &engine.st, NULL, iters, ms, seed, z)
     return sg_search_call(&OPS, &engine.st, &ctx, iters, ms, seed, z)

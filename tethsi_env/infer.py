@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from tethsi_env.layout import NOTHING, PAIR_ACTION, PLAY_START, TAKE, Phase
 from tethsi_env.rules import TetHsiGame, TetHsiState
 
-__all__ = ["LastTurn", "last_turn"]
+__all__ = ["LastTurn", "last_turn", "last_turns"]
 
 
 class LastTurn(NamedTuple):
@@ -42,12 +42,15 @@ class LastTurn(NamedTuple):
 
 def last_turn(game: TetHsiGame, state: TetHsiState, seat: int) -> LastTurn | None:
     """The opponent's last complete turn before ``seat``'s current one, undone from ``state``
-    (``seat`` to act) through its event record; None when there is none (the game's first
-    turn) or the record does not reach back to it (a hand-built state)."""
+    (``seat`` to act, or at the start of the opponent's turn after ``seat``'s) through its event
+    record; None when there is none (the game's first turn) or the record does not reach back
+    to it (a hand-built state)."""
     events = state.events
     opp = seat ^ 1
-    # the events of seat's turn so far, then the opponent's turn before it
+    # the events of seat's turn so far (or all of it), then the opponent's turn before it
     k = len(events)
+    if k and events[k - 1][0] == "reveal" and events[k - 1][1] == seat:
+        k -= 1
     while k > 0 and events[k - 1][1] == seat and events[k - 1][0] != "reveal":
         k -= 1
     mine = k
@@ -66,6 +69,24 @@ def last_turn(game: TetHsiGame, state: TetHsiState, seat: int) -> LastTurn | Non
     s.events = events[:k]
     actions = [_action(e) for e in events[k:mine] if e[0] != "reveal"]
     return LastTurn(s, actions, s.concealed[opp] & ~before, len(s.pile) - len(state.pile))
+
+
+def last_turns(game: TetHsiGame, state: TetHsiState, seat: int, count: int) -> list[LastTurn]:
+    """The opponent's last ``count`` complete turns (fewer near the game's start), the most
+    recent first, each undone from ``state`` (``seat`` to act): ``used`` and ``revealed``
+    count from each turn's start to now, so that a re-deal of ``state`` gives each start's
+    hidden cards."""
+    opp = seat ^ 1
+    out: list[LastTurn] = []
+    s = state
+    while len(out) < count:
+        turn = last_turn(game, s, seat)
+        if turn is None:
+            break
+        out.append(LastTurn(turn.start, turn.actions, turn.start.concealed[opp] & ~state.concealed[opp],
+                            len(turn.start.pile) - len(state.pile)))
+        s = turn.start
+    return out
 
 
 def _action(e: tuple[Any, ...]) -> int:

@@ -26,8 +26,10 @@ ctypedef struct SgOps:
     # the play-out policy's move for the seat to act (the game's compiled greedy bot)
     int (*policy)(void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil
     # 1 to keep a re-deal, 0 to draw another (NULL: keep every one): a game's inference
-    # from the others' observed moves, its context in ``cfg`` (tethsi_env/_search.pyx)
-    int (*accept)(const void *st, const void *cfg, sg_pcg64 *rng) noexcept nogil
+    # from the others' observed moves, its context in ``cfg`` (tethsi_env/_search.pyx);
+    # ``draw`` counts the re-deals drawn for this iteration before this one (a game may
+    # ask less of the later ones)
+    int (*accept)(const void *st, const void *cfg, int draw, sg_pcg64 *rng) noexcept nogil
 
 ctypedef struct SgBudget:
     long long iters       # most re-deals (0: no limit but the time)

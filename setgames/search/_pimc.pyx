@@ -133,7 +133,7 @@ cdef int sg_pimc(const SgOps *ops, const void *root, const void *cfg, const SgBu
             ops.redeal(deal, cfg, seat, rng)
             if ops.accept != NULL:
                 draws = 1
-                while draws < SG_MAX_DRAWS and not ops.accept(deal, cfg, rng):
+                while draws < SG_MAX_DRAWS and not ops.accept(deal, cfg, draws - 1, rng):
                     memcpy(deal, root, ops.size)
                     ops.redeal(deal, cfg, seat, rng)
                     draws += 1

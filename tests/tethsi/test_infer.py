@@ -8,14 +8,15 @@ import pytest
 
 from setgames.bots.registry import make_bot
 from setgames.registry import make_game
-from tethsi_env.infer import last_turn
+from tethsi_env.infer import last_turn, last_turns
 
 FIELDS = ("concealed", "front", "center", "remaining", "discard", "set_cards", "sets", "pile", "seat",
           "phase", "turn", "events")
 
 
-def _games(n, bots=("random", "greedy")):
-    """Every decision of ``n`` games, with the state and the moves of the turn before it as played."""
+def _games(n, bots=("random", "greedy"), history=False):
+    """Every decision of ``n`` games, with the state and the moves of the turn before it as played
+    (with ``history``, every turn's start and moves so far, by turn number)."""
     game = make_game("tethsi")
     for g in range(n):
         state = game.new_state(np.random.default_rng(g))
@@ -25,7 +26,7 @@ def _games(n, bots=("random", "greedy")):
             seat = game.current_seat(state)
             if state.phase == 0:
                 starts[state.turn] = (game.clone(state), [])
-            yield game, state, seat, starts.get(state.turn - 1)
+            yield game, state, seat, (starts if history else starts.get(state.turn - 1))
             action = players[seat].act(game, state, seat)
             starts[state.turn][1].append(action)
             game.apply(state, action)
@@ -77,3 +78,21 @@ def test_a_record_that_does_not_reach_the_turn_gives_none():
             cut = game.clone(state)
             cut.events = []
             assert last_turn(game, cut, seat) is None
+
+
+def test_the_last_turns_are_the_opponents_turns_as_played_the_most_recent_first():
+    checked = 0
+    for game, state, seat, starts in _games(40, ("greedy", "random"), history=True):
+        got = last_turns(game, state, seat, 3)
+        opp = seat ^ 1
+        want_turns = [t for t in (state.turn - 1, state.turn - 3, state.turn - 5) if t in starts]
+        assert len(got) == len(want_turns)
+        for turn, number in zip(got, want_turns, strict=True):
+            want, actions = starts[number]
+            for f in FIELDS:
+                assert getattr(turn.start, f) == getattr(want, f), (number, f)
+            assert turn.actions == actions
+            assert turn.used == want.concealed[opp] & ~state.concealed[opp]
+            assert turn.revealed == len(want.pile) - len(state.pile)
+            checked += 1
+    assert checked > 1000

@@ -11,7 +11,7 @@ from setgames.bots.registry import make_bot
 from setgames.bots.search import SearchBot
 from setgames.engine import engine_class
 from setgames.registry import make_game
-from tethsi_env.infer import last_turn
+from tethsi_env.infer import last_turns
 
 search_mod = pytest.importorskip("tethsi_env._search")
 GAME = make_game("tethsi")
@@ -40,38 +40,43 @@ def _engine(state):
     return e
 
 
-def _rules_keep_rate(state, deal, runs):
+def _rules_keep_rate(state, deal, runs, turns=1):
     """The share of ``runs`` replays in which the rules layer's greedy bot, holding the opponent's
-    hand ``deal`` gives it (plus the cards it used in the turn), plays the turn as recorded."""
+    hand ``deal`` gives it (plus the cards it used since), plays each of the opponent's last
+    ``turns`` turns as recorded."""
     seat = GAME.current_seat(state)
     opp = seat ^ 1
-    turn = last_turn(GAME, state, seat)
     kept = 0
     for r in range(runs):
-        s = GAME.clone(turn.start)
-        s.concealed[opp] = deal.concealed[opp] | turn.used
-        s.pile = deal.pile + turn.start.pile[len(deal.pile):]
         bot = make_bot("greedy", "tethsi", seed=10_000 + r)
-        for a in turn.actions:
-            if bot.act(GAME, s, opp) != a:
-                break
-            GAME.apply(s, a)
-        else:
-            kept += 1
+        kept += all(_replays(turn, deal, opp, bot) for turn in last_turns(GAME, state, seat, turns))
     return kept / runs
 
 
-def test_the_deals_kept_are_those_the_rules_layers_greedy_explains():
+def _replays(turn, deal, opp, bot):
+    s = GAME.clone(turn.start)
+    s.concealed[opp] = deal.concealed[opp] | turn.used
+    s.pile = deal.pile + turn.start.pile[len(deal.pile):]
+    for a in turn.actions:
+        if bot.act(GAME, s, opp) != a:
+            return False
+        GAME.apply(s, a)
+    return True
+
+
+@pytest.mark.parametrize("turns", [1, 2])
+def test_the_deals_kept_are_those_the_rules_layers_greedy_explains(turns):
     runs = 200
     checked = refuted = 0
     for i, state in enumerate(_greedy_positions(10)):
         engine = _engine(state)
         seat = GAME.current_seat(state)
-        assert search_mod.keeps(engine, engine, runs, seed=i) > 0  # the true hand explains the turn
+        # the true hand explains the turns
+        assert search_mod.keeps(engine, engine, runs, seed=i, turns=turns) > 0
         for j in range(5):
             deal = GAME.determinize(state, seat, np.random.default_rng(100 * i + j))
-            got = search_mod.keeps(engine, _engine(deal), runs, seed=i) / runs
-            want = _rules_keep_rate(state, deal, runs)
+            got = search_mod.keeps(engine, _engine(deal), runs, seed=i, turns=turns) / runs
+            want = _rules_keep_rate(state, deal, runs, turns)
             if want in (0.0, 1.0):
                 assert got == want, (i, j)
             else:
@@ -115,6 +120,13 @@ def test_without_a_turn_to_read_the_search_is_the_plain_one():
     inferring = search_mod.search(engine, iters=30, seed=5, infer=1.0)
     assert plain[0] == inferring[0]
     np.testing.assert_array_equal(plain[2], inferring[2])
+
+
+def test_turns_are_one_to_the_most_the_search_holds():
+    engine = _engine(_greedy_positions(1)[0])
+    for bad in (0, 5, 1.5, "2"):
+        with pytest.raises(ValueError, match="turns must be an int from 1 to 4"):
+            search_mod.search(engine, iters=4, infer=1.0, turns=bad)
 
 
 def test_the_bot_takes_infer_in_tet_hsi_only_and_in_range():
