@@ -178,15 +178,23 @@ def test_distil_needs_the_greedy_prior(tmp_path):
         train(cfg)
 
 
+T, B = 4, 64  # the hand-made rollouts' steps and slots
+
+
+def _positions(seed, n_obs, n_act):
+    """A generator and a hand-made rollout: random 0/1 observations, every action legal, a
+    random greedy move per position."""
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    obs = rng.integers(0, 2, (T, B, n_obs)).astype(np.float32)
+    return rng, obs, np.ones((T, B, n_act), bool), rng.integers(n_act, size=(T, B))
+
+
 def test_the_distillation_term_moves_the_argmax_to_the_searchs_move():
     """A position set where one non-greedy action is worth more: the cross-entropy alone (no
     PPO signal: zero advantages) turns the policy's argmax from greedy's move to it."""
-    rng = np.random.default_rng(1)
-    torch.manual_seed(1)
-    T, B, n_obs, n_act = 4, 64, 12, 6
-    obs = rng.integers(0, 2, (T, B, n_obs)).astype(np.float32)
-    mask = np.ones((T, B, n_act), bool)
-    greedy = rng.integers(n_act, size=(T, B))
+    n_obs, n_act = 12, 6
+    rng, obs, mask, greedy = _positions(1, n_obs, n_act)
     best = (greedy + 1 + (obs[..., 0] > 0)) % n_act  # depends on the observation
     values = np.zeros((T, B, n_act), np.float32)
     np.put_along_axis(values, best[..., None], 1.0, -1)
@@ -235,11 +243,8 @@ def test_the_distillation_keeps_the_anchor_move_inside_the_margin():
     """Values where one move beats greedy's clearly but the anchor's (the last generation's
     move) only within the margin: distilled from greedy's anchor the policy learns the best
     move, from the given anchor it learns the anchor's."""
-    rng = np.random.default_rng(2)
-    T, B, n_obs, n_act = 4, 64, 12, 6
-    obs = rng.integers(0, 2, (T, B, n_obs)).astype(np.float32)
-    mask = np.ones((T, B, n_act), bool)
-    greedy = rng.integers(n_act, size=(T, B))
+    n_obs, n_act = 12, 6
+    rng, obs, mask, greedy = _positions(2, n_obs, n_act)
     best, anchor = (greedy + 1) % n_act, (greedy + 2) % n_act
     values = np.zeros((T, B, n_act), np.float32)
     np.put_along_axis(values, best[..., None], 1.0, -1)
@@ -267,12 +272,8 @@ def test_the_distillation_keeps_the_anchor_move_inside_the_margin():
 def test_the_search_value_pulls_the_critic_towards_the_value_of_the_searchs_move(weight):
     """With every return 0 and the search's move worth 0.8, the critic's loss
     ``(v - 0)^2 + w (v - 0.8)^2`` is least at ``v = 0.8 w / (1 + w)``."""
-    rng = np.random.default_rng(4)
-    torch.manual_seed(4)
-    T, B, n_obs, n_act = 4, 64, 10, 5
-    obs = rng.integers(0, 2, (T, B, n_obs)).astype(np.float32)
-    mask = np.ones((T, B, n_act), bool)
-    greedy = rng.integers(n_act, size=(T, B))
+    n_obs, n_act = 10, 5
+    rng, obs, mask, greedy = _positions(4, n_obs, n_act)
     values = np.full((T, B, n_act), -0.5, np.float32)
     np.put_along_axis(values, greedy[..., None], 0.8, -1)  # the search keeps greedy's move, worth 0.8
     cfg = TrainConfig(game="bharg", prior="greedy", distil=1.0, search_value=weight, epochs=4, minibatches=2,
