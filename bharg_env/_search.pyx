@@ -15,8 +15,8 @@ from bharg_env.rules import Phase
 
 __all__ = ["DEFAULT_ITERS", "search"]
 
-# The search bot's re-deals a decision when no budget is given: Bharg's rises to 68% at 1,024 (21 ms, p99 70 ms); 4,096 cost over 100 ms
-# (the curves: docs/guides/strength.md).
+# The search bot's re-deals a decision when no budget is given: Bharg's score against greedy
+# rises to 68% at 1,024 (21 ms, p99 70 ms); 4,096 cost over 100 ms (docs/guides/strength.md).
 DEFAULT_ITERS = 1024
 
 cdef int PH_OVER = int(Phase.OVER)

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Tet Hsi's engine as the compiled search's function table (:mod:`setgames.search._pimc`),
-and its inference from the opponent's last turn.
+and its inference from the opponent's last turns.
 
 With ``infer`` above 0 the search keeps a re-deal only if the greedy bot, holding the
 hand the re-deal gives the opponent, plays the opponent's last ``INFER_TURNS`` turns as
@@ -20,7 +20,7 @@ from setgames.search._pimc cimport SgOps, sg_search_call
 from tethsi_env._engine cimport Engine, TState, th_apply, th_legal, th_over, th_redeal, th_returns, u64
 from tethsi_env._greedy cimport th_greedy
 
-from setgames.checks import check_seed
+from setgames.checks import check_int, check_seed
 from setgames.search.budget import check_infer
 from tethsi_env.infer import last_turns
 
@@ -47,8 +47,8 @@ ctypedef struct Infer:
     int relax              # draws from which only the first turn is asked
     unsigned long long keep   # a deal a turn refutes is kept if a 32-bit draw is >= this
 
-# The search bot's re-deals a decision when no budget is given: Tet Hsi's score against greedy rises to 60% at 4,096 (8 ms a decision, p99 64 ms)
-# (the curves: docs/guides/strength.md).
+# The search bot's re-deals a decision when no budget is given: Tet Hsi's score against
+# greedy rises to 60% at 4,096 (8 ms a decision, p99 64 ms; the curves: docs/guides/strength.md).
 DEFAULT_ITERS = 4096
 
 
@@ -127,7 +127,7 @@ cdef bint _context(Engine engine, Infer *ctx, double infer, int turns_back) exce
     cdef Engine scratch
     cdef Turn *t
     seat = engine.st.seat
-    turns = last_turns(engine._game, engine._state(True), seat, min(turns_back, MAX_TURNS))
+    turns = last_turns(engine._game, engine._state(True), seat, turns_back)
     if not turns:
         return False
     scratch = Engine(engine._game)
@@ -146,7 +146,7 @@ cdef bint _context(Engine engine, Infer *ctx, double infer, int turns_back) exce
     return True
 
 
-def keeps(Engine engine, Engine deal, int draws, seed=0, infer=1.0, int turns=1):
+def keeps(Engine engine, Engine deal, int draws, seed=0, infer=1.0, turns=1):
     """How many of ``draws`` tests keep ``deal`` (``engine``'s position with its seat's hidden
     cards re-dealt) as an explanation of the opponent's last ``turns`` turns, each test's ties
     and trust drawn from one generator seeded by ``seed``; None when there is no turn to infer
@@ -155,18 +155,13 @@ def keeps(Engine engine, Engine deal, int draws, seed=0, infer=1.0, int turns=1)
     cdef Infer ctx
     cdef sg_pcg64 rng
     cdef int k, n = 0
-    if th_over(&engine.st) or not _context(engine, &ctx, check_infer(infer), _turns(turns)):
+    if th_over(&engine.st) or not _context(engine, &ctx, check_infer(infer),
+                                           check_int("turns", turns, 1, MAX_TURNS)):
         return None
     sg_pcg64_seed(&rng, check_seed(seed))
     for k in range(draws):
         n += _accept(&deal.st, &ctx, 0, &rng)
     return n
-
-
-def _turns(turns):
-    if type(turns) is not int or not 1 <= turns <= MAX_TURNS:
-        raise ValueError(f"turns must be an int from 1 to {MAX_TURNS}, not {turns!r}")
-    return turns
 
 
 def search(Engine engine, iters=None, ms=None, seed=0, z=1.0, infer=0.0, turns=None):
@@ -178,7 +173,7 @@ def search(Engine engine, iters=None, ms=None, seed=0, z=1.0, infer=0.0, turns=N
     greedy would (the module doc)."""
     cdef Infer ctx
     infer = check_infer(infer)
-    back = _turns(INFER_TURNS if turns is None else turns)
+    back = check_int("turns", INFER_TURNS if turns is None else turns, 1, MAX_TURNS)
     if infer == 0 or th_over(&engine.st) or not _context(engine, &ctx, infer, back):
         return sg_search_call(&OPS, &engine.st, NULL, iters, ms, seed, z)
     return sg_search_call(&OPS, &engine.st, &ctx, iters, ms, seed, z)

@@ -4,7 +4,8 @@ The search can weigh its re-deals by how likely the opponent's observed moves
 were under a model of the opponent (:mod:`tethsi_env._search`, ``infer``). To
 ask the model, it needs the position at the start of the opponent's last
 complete turn with the opponent's hand as a re-deal says it was then.
-:func:`last_turn` rebuilds that position from the current state and its public
+:func:`last_turn` rebuilds that position (:func:`last_turns`, those of several
+turns) from the current state and its public
 event record, undoing the events one by one (every event is public: a
 discard, a take, a do-nothing, a Set, a play, a reveal), and returns the
 opponent's moves of that turn. The cards that left the opponent's concealed

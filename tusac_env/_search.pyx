@@ -14,8 +14,8 @@ from tusac_env._greedy cimport ts_greedy
 
 __all__ = ["DEFAULT_ITERS", "search"]
 
-# The search bot's re-deals a decision when no budget is given: Tu Sac's stays within 2 points of greedy at any budget; 1,024 keeps p99 under 100 ms
-# (the curves: docs/guides/strength.md).
+# The search bot's re-deals a decision when no budget is given: Tu Sac's stays within 2 points
+# of greedy at any budget; 1,024 keeps the p99 under 100 ms (docs/guides/strength.md).
 DEFAULT_ITERS = 1024
 
 

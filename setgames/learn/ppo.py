@@ -444,9 +444,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 s_done = np.zeros((T, B), np.float32)
                 s_valid = np.ones((T, B), bool)
                 s_greedy = np.zeros((T, B), np.int64)  # the greedy bot's move (the prior's input)
-                s_anchor = s_greedy  # the search's base move: greedy's, then the last generation's
-                if anchor is not None:
-                    s_anchor = np.zeros((T, B), np.int64)
+                # the search's base move from the second generation on (None: greedy's)
+                s_anchor = None if anchor is None else np.zeros((T, B), np.int64)
                 s_play = np.zeros((T, B, n_act) if values else (0, B, n_act), np.float32)
                 s_played = np.zeros((T, B), bool)
                 last = np.full(B, -1)
@@ -510,7 +509,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 adv = _gae(s_rew, s_done, s_val, s_valid, boot, cfg.gamma, cfg.gae_lambda)
                 stats = _update(agent, opt, cfg, s_obs, s_mask, s_act, s_logp, s_val, adv, s_valid, rng,
                                 s_greedy, use_prior,
-                                (s_play, s_played, s_anchor) if values else None)
+                                (s_play, s_played) if values else None, s_anchor)
                 update += 1
                 wall = time.perf_counter() - start
                 row: dict[str, Any] = {
@@ -619,11 +618,12 @@ def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
 def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.ndarray, mask: np.ndarray,
             act: np.ndarray, logp: np.ndarray, val: np.ndarray, adv: np.ndarray, valid: np.ndarray,
             rng: np.random.Generator, greedy: np.ndarray, prior: bool = False,
-            playouts: tuple[np.ndarray, ...] | None = None) -> dict[str, float]:
+            playouts: tuple[np.ndarray, np.ndarray] | None = None, anchor: np.ndarray | None = None
+            ) -> dict[str, float]:
     """The clipped PPO update over the rollout's valid moves (``epochs`` passes of minibatches);
     ``prior``: the networks read the greedy bot's moves ``greedy``; ``playouts``: the play-out
-    values, where they were taken and (optionally) the search's anchor moves, greedy's when
-    left out (the all-action term, the distillation and the search's value, :class:`TrainConfig`)."""
+    values and where they were taken (the all-action term, the distillation and the search's
+    value, :class:`TrainConfig`); ``anchor``: the search's base moves (None: greedy's)."""
     keep = valid.reshape(-1)
     b_obs = torch.from_numpy(obs.reshape(-1, obs.shape[-1])[keep])
     b_mask = torch.from_numpy(mask.reshape(-1, mask.shape[-1])[keep])
@@ -644,8 +644,7 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
         b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
         b_played = torch.from_numpy(played)
         if prior:
-            base = playouts[2] if len(playouts) > 2 else greedy
-            g_keep = base.reshape(-1)[keep]
+            g_keep = (greedy if anchor is None else anchor).reshape(-1)[keep]
             target = search_moves(q, legal, g_keep, cfg.switch_margin)
             b_target = torch.from_numpy(target)
             b_sval = torch.from_numpy(search_value(q, target))

@@ -256,10 +256,9 @@ def test_the_distillation_keeps_the_anchor_move_inside_the_margin():
         torch.manual_seed(2)
         agent = Agent(n_obs, n_act, 32, prior=True, bonus=3.0)
         opt = torch.optim.Adam(agent.parameters(), lr=3e-3)
-        playouts = (values, ones) if base is None else (values, ones, base)
         for _ in range(30):
             stats = _update(agent, opt, cfg, obs, mask, greedy, zeros, zeros, zeros, ones, rng, greedy, True,
-                            playouts)
+                            (values, ones), base)
         with torch.no_grad():
             got = agent.actor(torch.from_numpy(obs.reshape(-1, n_obs)),
                               torch.from_numpy(greedy.reshape(-1))).argmax(-1).numpy()
