@@ -149,8 +149,15 @@ class LocalBackend:
                                       initargs=(self.job, True))
 
     def submit(self, start: int, stop: int) -> cf.Future:
-        """Send one chunk to the pool."""
-        fut = self._pool.submit(play_range, self.job, start, stop)
+        """Send one chunk to the pool (a new pool if a worker died since the last chunk)."""
+        try:
+            fut = self._pool.submit(play_range, self.job, start, stop)
+        except cf.process.BrokenProcessPool:
+            # A worker died after the last wait: the pool refuses chunks before its own futures,
+            # lost, are seen. Those stay tied to the old pool; this chunk goes to a new one.
+            self._terminate(self._pool)
+            self._pool = self._new_pool()
+            fut = self._pool.submit(play_range, self.job, start, stop)
         fut.setgames_pool = self._pool  # which pool broke, when it breaks
         return fut
 

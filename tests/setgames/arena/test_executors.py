@@ -149,3 +149,31 @@ def test_a_cancelled_pool_ends_its_manager_thread_despite_half_a_result_in_the_p
     LocalBackend._terminate(pool)
     manager.join(timeout=20)
     assert not manager.is_alive()
+
+
+def test_a_chunk_sent_after_a_worker_died_unseen_goes_to_a_new_pool(tmp_path):
+    """A worker can die between the wait and the next submit: the broken pool then refuses the
+    chunk (BrokenProcessPool, a RuntimeError the command line reported as a usage error)."""
+    from setgames.arena.plan import Plan
+    from setgames.arena.seating import seatings
+    from setgames.arena.worker import Job, play_range
+
+    plan = Plan((TOY,), ("toy",), (tuple(seatings(2)),), (3,), ((0, 1),), 5)
+    job = Job(plan, (BotSpec.parse("random"), BotSpec.parse("random")))
+    backend = LocalBackend(job, 1)
+    try:
+        first = backend.submit(0, 1)
+        first.result(timeout=60)
+        broken = backend._pool
+        for p in list(broken._processes.values()):
+            os.kill(p.pid, 9)
+        with pytest.raises(cf.process.BrokenProcessPool):
+            broken.submit(abs, -1).result(timeout=60)  # waits until the pool knows
+        fut = backend.submit(1, 3)
+        assert backend._pool is not broken
+        results, _ = fut.result(timeout=60)
+        reference, _ = play_range(job, 1, 3)
+        played = [(r["index"], r["actions"], r["returns"]) for r in results]
+        assert played == [(r["index"], r["actions"], r["returns"]) for r in reference]
+    finally:
+        backend.cancel()
