@@ -24,16 +24,23 @@ import re
 import tempfile
 
 from setgames.arena import ArenaGame, run_arena
+from setgames.registry import make_game
+from setgames.search import extra_specs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONFIGS = (("Tet Hsi", "tethsi", {}), ("Bharg 2p", "bharg", {"num_players": 2}),
            ("Bharg 3p", "bharg", {"num_players": 3}), ("Tu Sac 2p", "tusac", {"num_players": 2}),
            ("Tu Sac 3p", "tusac", {"num_players": 3}), ("Tu Sac 4p", "tusac", {"num_players": 4}))
 BOTS = ("search", "ppo")                       # each against greedy
-EXTRA = {"Tet Hsi": ("search:infer=1,iters=2048",)}  # and these on their config (Tet Hsi's search infers)
 EQUAL_TIME = ("search:ms=100", "ismcts")       # the Python ISMCTS's default budget: ~100-150 ms a move
 MARK = "strength-table"
 CURVE_MARK = "curve-table"
+
+
+def extra_bots(name: str, config: dict) -> tuple[str, ...]:
+    """The bots a config adds against greedy: what its game's compiled search offers beside the
+    plain search (Tet Hsi's inferring search, :func:`setgames.search.extra_specs`)."""
+    return extra_specs(make_game(name, **config))
 
 
 def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, seed: int,
@@ -55,13 +62,13 @@ def _pairing(label: str, name: str, config: dict, bots: list[str], games: int, s
 def measure(games: int, seed: int, workers: int, equal_time_games: int,
             only: list[str] | None = None, bots: list[str] | None = None) -> list[dict]:
     """The rows of the table (the arenas run here): every config's, or those named in ``only``;
-    every bot of :data:`BOTS` (and the config's :data:`EXTRA`) against greedy, or those named in
+    every bot of :data:`BOTS` (and the config's :func:`extra_bots`) against greedy, or those named in
     ``bots``."""
     rows = []
     for label, name, config in CONFIGS:
         if only and label not in only:
             continue
-        for bot in [b for b in (*BOTS, *EXTRA.get(label, ())) if not bots or b in bots]:
+        for bot in [b for b in (*BOTS, *extra_bots(name, config)) if not bots or b in bots]:
             rows.append(_pairing(label, name, config, [bot, "greedy"], games, seed, workers))
             print(_line(rows[-1]), flush=True)
     if equal_time_games:
@@ -127,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"one of {', '.join(c[0] for c in CONFIGS)})")
     ap.add_argument("--write-curve", nargs="+", type=pathlib.Path, metavar="JSON",
                     help="put the curves saved by --curve --json into the docs page's curve table")
-    every_bot = sorted({*BOTS, *(b for extra in EXTRA.values() for b in extra)})
+    every_bot = sorted({*BOTS, *(b for _, name, config in CONFIGS for b in extra_bots(name, config))})
     ap.add_argument("--bot", action="append", choices=every_bot, help="measure only this bot against greedy "
                     "(repeatable)")
     ap.add_argument("--rows-from", nargs="+", type=pathlib.Path, metavar="JSON",

@@ -24,9 +24,13 @@ from setgames.checks import check_int, check_seed
 from setgames.search.budget import check_infer
 from tethsi_env.infer import last_turns
 
-__all__ = ["DEFAULT_ITERS", "INFERS", "INFER_TURNS", "RELAX_AFTER", "keeps", "search"]
+__all__ = ["DEFAULT_ITERS", "INFERS", "INFER_SPEC", "INFER_TURNS", "RELAX_AFTER", "keeps", "search"]
 
 INFERS = True  # search() takes infer (the bot's infer option)
+# The inferring search as a bot, at the budget the strength table measures it with (62.6%
+# against greedy, p99 95 ms a decision: docs/guides/strength.md): what the tools offer
+# beside the plain search (setgames.search.extra_specs).
+INFER_SPEC = "search:infer=1,iters=2048"
 
 cdef enum:
     MAX_TURNS = 4

@@ -4,7 +4,8 @@ The algorithm, once for every game, is :mod:`setgames.search._pimc`; each
 game gives it its engine as a table of C functions in ``<game>_env/_search.pyx``,
 whose ``search(engine, iters=None, ms=None, seed=0)`` searches the position an
 :class:`~setgames.engine` engine holds for its seat to act and returns
-``(action, legal, values, iters, elapsed_ms)``. :func:`search_module` finds it.
+``(action, legal, values, iters, elapsed_ms)``. :func:`search_module` finds it;
+:func:`extra_specs` names the bots it offers beside the plain ``search``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from setgames.engine import engine_class
 
-__all__ = ["search_module"]
+__all__ = ["extra_specs", "search_module"]
 
 
 def search_module(game: Any) -> ModuleType | None:
@@ -28,3 +29,12 @@ def search_module(game: Any) -> ModuleType | None:
         return importlib.import_module(name)
     except ImportError:
         return None
+
+
+def extra_specs(game: Any) -> tuple[str, ...]:
+    """The bot specs ``game``'s compiled search offers beside the plain ``search``: the
+    inferring search (its module's ``INFER_SPEC``) where the search infers; empty where it
+    does not or is not built (what the web lobby and the strength table add for the game)."""
+    module = search_module(game)
+    spec = getattr(module, "INFER_SPEC", None) if module is not None else None
+    return (spec,) if spec else ()

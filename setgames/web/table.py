@@ -29,14 +29,15 @@ from setgames.bots.levels import LEVEL_PREFIX, LEVELS, bot_title
 from setgames.draw import draw_state
 from setgames.play.session import LoadError, Session, SessionError, load_record, make_named_bot
 from setgames.play.tools import TableTools, table_tools
+from setgames.search import extra_specs
 
-__all__ = ["BOT_CHOICES", "MAX_LOG", "TableError", "WebTable", "game_choices", "save_path"]
+__all__ = ["BOT_CHOICES", "MAX_LOG", "TableError", "WebTable", "bot_choices", "game_choices", "save_path"]
 
 # The lobby's allow-list, weakest to strongest: the named bots, then the strength levels (the page
-# shows each with its title; the hint bot defaults to the last, the strongest).
+# shows each with its title; the hint bot defaults to the last, the strongest). A game adds the
+# bots its compiled search offers (bot_choices).
 BOT_CHOICES = ("random", "greedy", "ismcts:iterations=50", "ismcts", "search",
                *(f"{LEVEL_PREFIX}{lv.number}" for lv in LEVELS))
-_BOT_TITLES = {spec: bot_title(spec) for spec in BOT_CHOICES}  # what the lobby's menus show
 MAX_LOG = 200  # lines of the move log kept per table
 Progress = Callable[[dict[str, Any]], None]
 _SAVE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -77,6 +78,29 @@ def _game_choices() -> list[dict[str, Any]]:
     return out
 
 
+def bot_choices(name: str) -> tuple[str, ...]:
+    """The lobby's bots for game ``name``, weakest to strongest: :data:`BOT_CHOICES`, then
+    those its compiled search adds (Tet Hsi's inferring search, where the engine is built)."""
+    return _bot_choices(name) if name in registry.game_names() else BOT_CHOICES
+
+
+@functools.cache  # making a game per request would cost more than the request
+def _bot_choices(name: str) -> tuple[str, ...]:
+    return BOT_CHOICES + extra_specs(registry.make_game(name))
+
+
+def _lobby_bots() -> dict[str, Any]:
+    """The view's menus: each game's bots, and the title each bot shows."""
+    per_game = {g["name"]: list(bot_choices(g["name"])) for g in game_choices()}
+    specs = dict.fromkeys([*BOT_CHOICES, *(b for bots in per_game.values() for b in bots)])
+    return {"bots": list(BOT_CHOICES), "game_bots": per_game, "bot_titles": {b: bot_title(b) for b in specs}}
+
+
+def _check_bot(name: str, spec: Any) -> None:
+    if spec not in bot_choices(name):
+        raise TableError(f"bot {spec!r} is not one of {', '.join(bot_choices(name))}")
+
+
 def save_path(folder: Path, name: Any) -> Path:
     """The file ``name`` inside ``folder``: a plain file name (letters, digits,
     ``_ . -``, not starting with a dot), ``.json`` added when it has no suffix.
@@ -112,8 +136,8 @@ def _lobby_bot(game_name: str):
     outside the list (``ismcts:iterations=100000``, ``ppo:weights=/etc/shadow``) must not
     reach the bot's constructor, which would search for minutes or open the file."""
     def make(spec: str, seed: int | None):
-        if spec not in BOT_CHOICES:
-            raise ValueError(f"bot {spec!r} is not one of {', '.join(BOT_CHOICES)}")
+        if spec not in bot_choices(game_name):
+            raise ValueError(f"bot {spec!r} is not one of {', '.join(bot_choices(game_name))}")
         return make_named_bot(spec, game_name, seed)
     return make
 
@@ -220,8 +244,8 @@ class WebTable:
         seed = _int(data, "seed", secrets.randbelow(2**63))
         opponents, hint = data.get("opponents", "greedy"), data.get("hint_bot")
         for spec in (opponents, hint):
-            if spec is not None and spec not in BOT_CHOICES:
-                raise TableError(f"bot {spec!r} is not one of {', '.join(BOT_CHOICES)}")
+            if spec is not None:
+                _check_bot(name, spec)
         try:
             session = Session(game, name, seed, _int(data, "seat", 0, limit=100), opponents, hint_bot=hint)
         except ValueError as e:
@@ -380,8 +404,7 @@ class WebTable:
         """Everything the page shows, JSON-able."""
         s = self.session
         if s is None:
-            return {"game": None, "games": game_choices(), "bots": list(BOT_CHOICES),
-                    "bot_titles": _BOT_TITLES, "saves": self.saves()}
+            return {"game": None, "games": game_choices(), **_lobby_bots(), "saves": self.saves()}
         over, mine = s.is_over(), s.human_to_act()
         # A forfeit ends the game but not the deal (undo takes it back): only a game played
         # to its end shows what was hidden.
@@ -411,6 +434,5 @@ class WebTable:
             "commands": [{"name": c.name, "title": c.title or c.name, "help": c.help}
                          for c in tools.commands],
             "buttons": [{"title": b.title, "blocks": list(b.blocks)} for b in tools.buttons],
-            "games": game_choices(), "bots": list(BOT_CHOICES), "bot_titles": _BOT_TITLES,
-            "saves": self.saves(),
+            "games": game_choices(), **_lobby_bots(), "saves": self.saves(),
         }

@@ -37,12 +37,6 @@ function fillForm(v) {
   const game = $("game");
   if (!game.options.length) {
     v.games.forEach((g) => option(game, g.name, g.title));
-    v.bots.forEach((b) => {
-      const title = v.bot_titles[b] || b;
-      option($("opponents"), b, title); option($("hint-bot"), b, title);
-    });
-    $("opponents").value = "greedy";
-    $("hint-bot").value = v.bots[v.bots.length - 1];
     if (v.game) game.value = v.game;
     fillPlayers();
   }
@@ -51,7 +45,23 @@ function fillForm(v) {
   v.saves.forEach((s) => option(saves, s, s));
 }
 
+// The bots offered depend on the game (Tet Hsi's search also infers): a choice the new game
+// offers too is kept; the hint bot left at the strongest moves to the new game's strongest.
+function fillBots() {
+  const bots = (view.game_bots && view.game_bots[$("game").value]) || view.bots;
+  for (const id of ["opponents", "hint-bot"]) {
+    const sel = $(id);
+    const was = sel.value;
+    const strongest = sel.options.length > 0 && sel.selectedIndex === sel.options.length - 1;
+    sel.innerHTML = "";
+    bots.forEach((b) => option(sel, b, view.bot_titles[b] || b));
+    if (id === "hint-bot" && (strongest || !bots.includes(was))) sel.value = bots[bots.length - 1];
+    else sel.value = bots.includes(was) ? was : "greedy";
+  }
+}
+
 function fillPlayers() {
+  fillBots();
   const g = view.games.find((x) => x.name === $("game").value);
   const players = $("players");
   players.innerHTML = "";

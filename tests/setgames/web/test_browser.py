@@ -403,3 +403,32 @@ def test_the_card_just_drawn_is_marked(page, request):
     if "hit by" in svg and ">player_0<" in svg.split("hit by")[1][:200]:
         assert d.find_elements(By.CSS_SELECTOR, "#table .drawn")
     _shot(d, f"drawn-tusac-{size}")
+
+
+def test_the_bot_menus_follow_the_game(page):
+    """Each game's menus hold the bots the server offers for it (Tet Hsi's inferring search in
+    Tet Hsi only); a choice the next game offers too is kept, one it lacks falls back to greedy,
+    and the hint bot left at the strongest moves to the next game's strongest."""
+    from setgames.web.table import bot_choices
+
+    d = page
+
+    def menu(element_id):
+        sel = Select(d.find_element(By.ID, element_id))
+        chosen = sel.first_selected_option.get_attribute("value")
+        return [o.get_attribute("value") for o in sel.options], chosen
+
+    game = Select(d.find_element(By.ID, "game"))
+    game.select_by_value("tethsi")
+    tethsi, bharg = list(bot_choices("tethsi")), list(bot_choices("bharg"))
+    extra = [b for b in tethsi if b not in bharg]
+    assert menu("opponents")[0] == tethsi and menu("hint-bot") == (tethsi, tethsi[-1])
+    Select(d.find_element(By.ID, "opponents")).select_by_value("level:2")
+    game.select_by_value("bharg")
+    assert menu("opponents") == (bharg, "level:2") and menu("hint-bot") == (bharg, bharg[-1])
+    if extra:  # the compiled search is built: Tet Hsi offers its inferring search
+        game.select_by_value("tethsi")
+        assert menu("hint-bot") == (tethsi, extra[-1])
+        Select(d.find_element(By.ID, "opponents")).select_by_value(extra[0])
+        game.select_by_value("bharg")
+        assert menu("opponents") == (bharg, "greedy")

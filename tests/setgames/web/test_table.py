@@ -123,3 +123,28 @@ def test_the_lobby_offers_the_levels_by_name_and_a_level_game_saves_and_loads(tm
     table.save({"name": "lv"})
     again = WebTable(tmp_path).load({"name": "lv"})
     assert again["opponents"] == "level:3" and again["hint_bot"] == "level:2"
+
+
+def test_tet_hsi_s_lobby_adds_the_inferring_search_and_the_others_refuse_it(tmp_path):
+    pytest.importorskip("tethsi_env._search")
+    from setgames.bots.search import SearchBot
+    from setgames.play.session import make_named_bot
+
+    table = WebTable(tmp_path)
+    lobby = table.view()
+    common = lobby["bots"]
+    extra = [b for b in lobby["game_bots"]["tethsi"] if b not in common]
+    assert lobby["game_bots"]["tethsi"][:len(common)] == common and len(extra) == 1
+    bot = make_named_bot(extra[0], "tethsi", 1)
+    assert isinstance(bot, SearchBot) and bot.infer == 1.0 and bot.iters == 2048  # the strength table's
+    assert lobby["game_bots"]["bharg"] == lobby["game_bots"]["tusac"] == common
+    assert lobby["bot_titles"][extra[0]] == extra[0]
+    view = table.new_game({"game": "tethsi", "seed": 8, "opponents": extra[0], "hint_bot": extra[0]})
+    while not any(f"({extra[0]})" in line for line in view["log"]):  # until the bot has moved
+        view = table.move({"action": view["moves"][0]["action"], "confirm": True})
+    table.save({"name": "inferring"})
+    again = WebTable(tmp_path).load({"name": "inferring"})
+    assert again["opponents"] == again["hint_bot"] == extra[0]
+    for key in ("opponents", "hint_bot"):
+        with pytest.raises(TableError, match="is not one of"):
+            table.new_game({"game": "bharg", "players": 2, key: extra[0]})
