@@ -33,7 +33,8 @@ BOT_DESCRIPTIONS = {
     "ismcts": "information-set Monte Carlo tree search (options: iterations, c, rollout, ...)",
     "ppo": ("the trained policy shipped with the game's package (Tu Sac's plays greedy's moves: "
             "greedy, not learned)"),
-    "search": "compiled determinized search with greedy play-outs (options: iters, ms, z; infer in Tet Hsi)",
+    "search": ("compiled determinized search with greedy play-outs (options: iters, ms, z; infer where "
+               "the game's search infers)"),
     "level": "strength levels level:1 to level:6: " + ", ".join(
         f"{lv.number} {lv.name}" for lv in levels.LEVELS),
 }

@@ -31,6 +31,15 @@ FALLBACK_ITERS = 1024  # a game whose search module names no DEFAULT_ITERS
 _SEED_SPAN = 2**63
 
 
+def _inferring_searches() -> str:
+    """Which games' searches infer (their module's ``INFERS``), for a refusal: "only Tet Hsi's infers"."""
+    titles = [f"{registry.game_title(n)}'s" for n in registry.game_names()
+              if getattr(search_module(registry.make_game(n)), "INFERS", False)]
+    if not titles:
+        return "no game's search infers"
+    return f"only {' and '.join(titles)} {'infers' if len(titles) == 1 else 'infer'}"
+
+
 class SearchBot(Bot):
     """Compiled determinized search with greedy play-outs.
 
@@ -42,7 +51,7 @@ class SearchBot(Bot):
         z: how many standard errors of the paired difference another move must beat the
             greedy move by to be played instead (0: the best mean).
         infer: how far to trust that the others play like greedy when weighing the re-deals
-            by the moves they made (0: off; games whose search infers, Tet Hsi's).
+            by the moves they made (0: off; only games whose search module sets ``INFERS``).
     """
 
     name = "search"
@@ -62,7 +71,7 @@ class SearchBot(Bot):
         self.infer = check_infer(infer)
         if self.infer and not getattr(module, "INFERS", False):
             raise ValueError(f"infer: {game_name}'s search draws its re-deals without inference "
-                             f"(only Tet Hsi's infers from the opponent's moves)")
+                             f"({_inferring_searches()} from the opponent's moves)")
         self.game_name = game_name
         self._engines: dict[Any, Any] = {}
         self.last: tuple[Any, ...] | None = None  # the last search's (action, legal, values, iters, ms)

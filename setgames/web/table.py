@@ -136,8 +136,7 @@ def _lobby_bot(game_name: str):
     outside the list (``ismcts:iterations=100000``, ``ppo:weights=/etc/shadow``) must not
     reach the bot's constructor, which would search for minutes or open the file."""
     def make(spec: str, seed: int | None):
-        if spec not in bot_choices(game_name):
-            raise ValueError(f"bot {spec!r} is not one of {', '.join(bot_choices(game_name))}")
+        _check_bot(game_name, spec)  # a TableError, which is a ValueError as the session expects
         return make_named_bot(spec, game_name, seed)
     return make
 

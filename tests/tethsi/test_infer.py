@@ -72,7 +72,6 @@ def test_the_undo_reads_only_public_cards():
 
 
 def test_a_record_that_does_not_reach_the_turn_gives_none():
-    game = make_game("tethsi")
     for game, state, seat, before in _games(3):
         if before is not None:
             cut = game.clone(state)
