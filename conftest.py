@@ -11,12 +11,15 @@ collect_ignore = [] if importlib.util.find_spec("torch") else ["setgames/learn/p
 
 # What each importable name a skipped test asked for comes with, and how to get it from a checkout.
 _EXTRA_OF = {
-    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tianshou": "train",
-    "torchrl": "train", "nbclient": "train", "nbformat": "train", "ipykernel": "train", "ray": "ray",
+    "torch": "train", "stable_baselines3": "sb3", "sb3_contrib": "sb3", "tianshou": "tianshou",
+    "torchrl": "torchrl", "nbclient": "notebook", "nbformat": "notebook", "ipykernel": "notebook",
+    "ray": "ray",
     "resvg_py": "pictures", "PIL": "pictures", "moviepy": "pictures", "matplotlib": "plot",
     "selenium": "test-web", "open_spiel": "bench", "pgx": "bench", "jax": "bench", "rlcard": "bench",
 }
-_INSTALL = {"train": "pip install torch==2.13.0 && pip install -e '.[train]'"}
+# The extras that pull torch install its CPU build first (a plain `torch` is the CUDA build).
+_INSTALL = {extra: f"pip install torch==2.13.0 && pip install -e '.[{extra}]'"
+            for extra in ("train", "sb3", "tianshou", "torchrl", "trainers")}
 
 
 def _skip_need(reason: str) -> str:

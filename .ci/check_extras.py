@@ -33,4 +33,4 @@ def main(extras: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or ["train", "ray"]))
+    sys.exit(main(sys.argv[1:] or ["train", "sb3", "tianshou", "torchrl", "notebook", "ray"]))

@@ -83,7 +83,7 @@ class BatchVecEnv(VecEnv):
                  render_view: str = "learner", num_threads: int = 1, seed: int | None = None,
                  **config: Any):
         if VecEnv is object:
-            raise ImportError("BatchVecEnv needs stable-baselines3 (pip install -e '.[train]')")
+            raise ImportError("BatchVecEnv needs stable-baselines3 (pip install -e '.[sb3]')")
         if read_autoreset(autoreset_mode) != "same_step":
             raise ValueError(f"autoreset_mode {autoreset_mode!r}: an SB3 VecEnv resets in the same step "
                              f"(use BatchVectorEnv for next_step or disabled)")

@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import json
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["CHOICES", "HELP", "add_arguments", "run"]
 
 _SKIP = ("game", "config", "progress")
 
@@ -20,15 +20,57 @@ def _defaults() -> dict[str, object]:
                 ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5, prior="none", prior_bonus=2.0, head=0,
                 playouts=0.0, playout_share=1.0, redeals=0, distil=0.0, switch_margin=0.0,
                 distil_temp=0.0, generations=1, search_value=0.0, threads=1,
-                env_threads=1, eval_every=20, eval_games=200, out="runs/ppo")
+                env_threads=1, eval_every=20, eval_games=200, out="runs/ppo", device="cpu")
+
+
+# What each option does, as ``setgames train --help`` shows it (a test holds one per option).
+HELP = {
+    "steps": "environment steps to train for, every seat's moves counted",
+    "seed": "seed of the deals, the network's weights and the sampling",
+    "num_envs": "games the batched engine steps at once",
+    "rollout": "steps per game between two updates (the rollout is NUM_ENVS x ROLLOUT moves)",
+    "curriculum": "opponents and their share of the steps, e.g. random:0.1,greedy (the last takes the rest)",
+    "hidden": "width of the two hidden layers of the actor and of the critic",
+    "lr": "Adam's learning rate",
+    "gamma": "discount of future rewards",
+    "gae_lambda": "lambda of the generalised advantage estimate",
+    "epochs": "passes over each rollout per update",
+    "minibatches": "minibatches each pass splits the rollout into",
+    "clip": "PPO's clip range of the probability ratio",
+    "ent_coef": "weight of the entropy bonus",
+    "vf_coef": "weight of the critic's loss",
+    "max_grad_norm": "gradients are clipped to this norm",
+    "prior": "none (learn from the observation alone), greedy (the greedy move as an input and a logit "
+             "bonus) or features (greedy's per-move features after the observation)",
+    "prior_bonus": "with --prior greedy: the greedy move's starting logit above the others",
+    "head": "width of the move head that scores each row of greedy's features "
+            "(0: none; needs --prior features)",
+    "playouts": "weight of the term over every legal action's greedy play-out value (0: off)",
+    "playout_share": "share of the learner's positions whose actions are played out",
+    "redeals": "play-out values averaged over this many re-deals of the unseen cards (0: the true deal)",
+    "distil": "weight of the cross-entropy to the search's move in played-out positions (0: off)",
+    "switch_margin": "the search's move is greedy's unless another action's value beats it by more than this",
+    "distil_temp": "above 0: a soft distillation target, softmax of the values at this temperature",
+    "generations": "expert iteration: run the recipe this many times, each on the last one's moves",
+    "search_value": "weight of a second critic target, the play-out value of the search's move",
+    "threads": "torch threads for the networks and their updates",
+    "env_threads": "threads the batched engine steps its games on",
+    "eval_every": "updates between two evaluations against greedy (0: only at the end)",
+    "eval_games": "arena games of each evaluation against greedy, on duplicate deals",
+    "out": "directory for ppo.npz, its model card ppo.md, curve.csv and curve.png",
+    "device": "where the networks run: cpu, cuda or auto (cuda when torch sees one); "
+              "the batch steps on the CPU",
+}
+CHOICES = {"prior": ("none", "greedy", "features"), "device": ("cpu", "cuda", "auto")}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``setgames train`` (one per :class:`~setgames.learn.ppo.TrainConfig` field)."""
     p.add_argument("game", help="game to train on (it needs a batched engine)")
     for key, value in _defaults().items():
+        kind = {"choices": CHOICES[key]} if key in CHOICES else {"metavar": type(value).__name__.upper()}
         p.add_argument(f"--{key.replace('_', '-')}", dest=key, type=type(value), default=value,
-                       metavar=type(value).__name__.upper())
+                       help=f"{HELP[key]} (default: {value})", **kind)
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="game config option (repeatable)")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
@@ -37,17 +79,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train, then print where the weights, card and curve went."""
-    from setgames.cli import UsageError, _parse_config
+    """Train, then print where the weights, card and curve went.
+
+    The game, its config and the device are checked before torch starts, so a bad one ends in
+    one line (exit 2) and not in a traceback after the set-up."""
+    from setgames.cli import UsageError, _build_game, _parse_config
+    from setgames.registry import game_class, game_names
 
     try:
-        from setgames.learn.ppo import TrainConfig, train
+        from setgames.learn.ppo import TrainConfig, resolve_device, train
     except ModuleNotFoundError as exc:
         raise UsageError(f"setgames train needs torch ({exc}); pip install torch, then "
                          "pip install -e '.[train]' in a checkout") from None
+    if args.game not in game_names():
+        raise UsageError(f"unknown game {args.game!r}; choose from {', '.join(game_names())}")
+    config = _parse_config(args.config)
+    _build_game(game_class(args.game), args.game, config)
+    try:
+        resolve_device(args.device)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     kwargs = {k: v for k, v in vars(args).items() if k in fields and k not in _SKIP}
-    cfg = TrainConfig(game=args.game, config=_parse_config(args.config), progress=args.progress, **kwargs)
+    cfg = TrainConfig(game=args.game, config=config, progress=args.progress, **kwargs)
     try:
         summary = train(cfg)
     except ValueError as exc:

@@ -41,10 +41,20 @@ from setgames.batch import make_batch
 from setgames.bots.ppo import HEAD_GAIN, PRIORS, PpoPolicy, RowHeadWeights
 from setgames.learn.expert import anchor_moves, search_moves, search_policy, search_value
 
-__all__ = ["PHASE_OPPONENTS", "TrainConfig", "head_spec", "masked_logits", "parse_curriculum",
-           "sample_actions", "train"]
+__all__ = [
+    "DEVICES",
+    "PHASE_OPPONENTS",
+    "TrainConfig",
+    "head_spec",
+    "masked_logits",
+    "parse_curriculum",
+    "resolve_device",
+    "sample_actions",
+    "train",
+]
 
 PHASE_OPPONENTS = ("random", "greedy", "self")
+DEVICES = ("cpu", "cuda", "auto")
 SNAPSHOTS = 5  # frozen policies kept for self-play
 MAX_HEAD = 1024  # widest move head (--head)
 CURVE_FIELDS = ("update", "env_steps", "wall_s", "steps_per_s", "phase", "games", "mean_return",
@@ -129,6 +139,7 @@ class TrainConfig:
     eval_every: int = 20
     eval_games: int = 200
     out: str = "runs/ppo"
+    device: str = "cpu"
     config: dict[str, Any] = field(default_factory=dict)
     progress: bool | None = None
 
@@ -168,6 +179,26 @@ def parse_curriculum(text: str, steps: int) -> list[tuple[str, int]]:
         used += n
         phases.append((name, n))
     return phases
+
+
+def resolve_device(name: str) -> torch.device:
+    """The torch device ``--device`` names: ``cpu``, ``cuda`` (refused where torch sees no CUDA
+    device) or ``auto`` (CUDA where there is one, else the CPU). The batch steps on the CPU either
+    way; the device holds the networks and their updates.
+
+    Raises:
+        ValueError: an unknown name, or ``cuda`` without a CUDA device.
+
+    >>> resolve_device("cpu").type
+    'cpu'
+    """
+    if name not in DEVICES:
+        raise ValueError(f"--device {name!r} is not one of {', '.join(DEVICES)}")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch sees no CUDA device here (try --device cpu or auto)")
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(name)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -270,6 +301,11 @@ class Net(nn.Module):
         return x
 
 
+def _numpy_pair(m: nn.Linear) -> tuple[np.ndarray, np.ndarray]:
+    # The numpy policy multiplies from the left (x @ W), torch stores W transposed.
+    return m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()
+
+
 class Agent(nn.Module):
     """Separate actor (the shipped policy: ReLU MLP to logits) and critic.
 
@@ -292,15 +328,15 @@ class Agent(nn.Module):
     def policy(self, meta: dict[str, Any]) -> PpoPolicy:
         """The actor as a numpy :class:`~setgames.bots.ppo.PpoPolicy` (weights copied)."""
         lins = [m for m in self.actor.body if isinstance(m, nn.Linear)]
-        layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in lins]
+        layers = [_numpy_pair(m) for m in lins]
         prior = None
         if self.actor.emb is not None and self.actor.bonus is not None:
-            prior = (self.actor.emb.weight.detach().numpy().copy(), float(self.actor.bonus.detach()))
+            prior = (self.actor.emb.weight.detach().cpu().numpy().copy(), float(self.actor.bonus.detach()))
         head = None
         if self.actor.head is not None:
             h = self.actor.head
-            head = RowHeadWeights([(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
-                                   for m in (h.hidden, h.out)], h.moves.numpy().copy(), HEAD_GAIN, h.tie)
+            head = RowHeadWeights([_numpy_pair(m) for m in (h.hidden, h.out)], h.moves.cpu().numpy().copy(),
+                                  HEAD_GAIN, h.tie)
         return PpoPolicy(layers, meta, prior, head)
 
 
@@ -377,6 +413,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         ValueError: a bad curriculum, or a game without a batched engine here.
     """
     phases = parse_curriculum(cfg.curriculum, cfg.steps)
+    dev = resolve_device(cfg.device)
+
+    def put(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a).to(dev)
     torch.distributions.Distribution.set_default_validate_args(False)  # checks cost a tenth of the step
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -405,7 +445,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         raise ValueError("--generations above 1 and --search-value need --distil (they learn from the "
                          "search's moves and values)")
     agent = Agent(obs_size + n_feat, n_act, cfg.hidden, use_prior, cfg.prior_bonus,
-                  head_spec(cfg.game, cfg.prior, cfg.head, n_feat) if cfg.head else None)
+                  head_spec(cfg.game, cfg.prior, cfg.head, n_feat) if cfg.head else None).to(dev)
     opt = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
     meta = _meta(game, obs_size, n_feat)
     B, T = cfg.num_envs, cfg.rollout
@@ -453,14 +493,15 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 cols = np.arange(B)
                 for t in range(T):
                     tick = time.perf_counter()
-                    obs = torch.from_numpy(_inputs(batch, feat))
-                    mask = torch.from_numpy(batch.mask.astype(bool))
+                    obs = put(_inputs(batch, feat))
+                    mask = put(batch.mask.astype(bool))
                     if use_prior:
                         batch.greedy_actions(s_greedy[t])
-                    g = torch.from_numpy(s_greedy[t]) if use_prior else None
+                    g = put(s_greedy[t]) if use_prior else None
                     if anchor is not None:
                         with torch.no_grad():
-                            s_anchor[t] = anchor_moves(anchor.actor(obs, g).numpy(), mask.numpy())
+                            s_anchor[t] = anchor_moves(anchor.actor(obs, g).cpu().numpy(),
+                                                       mask.cpu().numpy())
                     if values:
                         chosen = (rng.random(B) < cfg.playout_share) & (batch.seat >= 0)
                         if selfplay:
@@ -478,14 +519,14 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                         if selfplay:
                             valid = batch.seat == learner
                             f_act = sample_actions(masked_logits(frozen.actor(obs, g), mask))
-                            act = torch.where(torch.from_numpy(valid), act, f_act)
+                            act = torch.where(put(valid), act, f_act)
                         else:
                             valid = np.ones(B, bool)
-                    s_obs[t], s_mask[t], s_act[t] = obs.numpy(), mask.numpy(), act.numpy()
-                    s_logp[t], s_val[t], s_valid[t] = logp.numpy(), val.numpy(), valid
+                    s_obs[t], s_mask[t], s_act[t] = obs.cpu().numpy(), mask.cpu().numpy(), act.cpu().numpy()
+                    s_logp[t], s_val[t], s_valid[t] = logp.cpu().numpy(), val.cpu().numpy(), valid
                     last = np.where(valid, t, last)
                     tick = time.perf_counter()
-                    batch.step(act.numpy())
+                    batch.step(act.cpu().numpy())
                     env_s += time.perf_counter() - tick
                     r = batch.rewards[cols, learner] if selfplay else batch.learner_reward
                     ended = np.asarray(batch.terminated) | np.asarray(batch.truncated)
@@ -501,9 +542,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                                else rng.integers(game.num_players, size=B), learner)
                 env_steps += B * T
                 with torch.no_grad():
-                    g_last = torch.from_numpy(batch.greedy_actions()) if use_prior else None
-                    last_obs = torch.from_numpy(_inputs(batch, feat))
-                    boot = agent.critic(last_obs, g_last).squeeze(-1).numpy()
+                    g_last = put(batch.greedy_actions()) if use_prior else None
+                    last_obs = put(_inputs(batch, feat))
+                    boot = agent.critic(last_obs, g_last).squeeze(-1).cpu().numpy()
                 if selfplay:
                     boot = np.where(batch.seat == learner, boot, 0.0)
                 adv = _gae(s_rew, s_done, s_val, s_valid, boot, cfg.gamma, cfg.gae_lambda)
@@ -610,6 +651,7 @@ def _inputs(batch: Any, feat: np.ndarray) -> np.ndarray:
 
 def _frozen_copy(agent: Agent, obs_size: int, n_act: int, hidden: int) -> Agent:
     copy = Agent(obs_size, n_act, hidden, agent.prior, head=agent.head_spec)
+    copy.to(next(agent.parameters()).device)
     copy.load_state_dict(agent.state_dict())
     copy.eval()
     return copy
@@ -624,14 +666,19 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
     ``prior``: the networks read the greedy bot's moves ``greedy``; ``playouts``: the play-out
     values and where they were taken (the all-action term, the distillation and the search's
     value, :class:`TrainConfig`); ``anchor``: the search's base moves (None: greedy's)."""
+    dev = next(agent.parameters()).device
+
+    def put(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a).to(dev)
+
     keep = valid.reshape(-1)
-    b_obs = torch.from_numpy(obs.reshape(-1, obs.shape[-1])[keep])
-    b_mask = torch.from_numpy(mask.reshape(-1, mask.shape[-1])[keep])
-    b_act = torch.from_numpy(act.reshape(-1)[keep])
-    b_logp = torch.from_numpy(logp.reshape(-1)[keep])
-    b_adv = torch.from_numpy(adv.reshape(-1)[keep])
-    b_ret = b_adv + torch.from_numpy(val.reshape(-1)[keep])
-    b_g = torch.from_numpy(greedy.reshape(-1)[keep])
+    b_obs = put(obs.reshape(-1, obs.shape[-1])[keep])
+    b_mask = put(mask.reshape(-1, mask.shape[-1])[keep])
+    b_act = put(act.reshape(-1)[keep])
+    b_logp = put(logp.reshape(-1)[keep])
+    b_adv = put(adv.reshape(-1)[keep])
+    b_ret = b_adv + put(val.reshape(-1)[keep])
+    b_g = put(greedy.reshape(-1)[keep])
     b_q = b_played = b_target = b_soft = b_sval = b_anchor = None
     if playouts is not None:
         q = playouts[0].reshape(-1, playouts[0].shape[-1])[keep]
@@ -641,22 +688,22 @@ def _update(agent: Agent, opt: torch.optim.Optimizer, cfg: TrainConfig, obs: np.
         count = np.maximum(legal.sum(-1, keepdims=True), 1)
         centred = np.where(legal, q - (q * legal).sum(-1, keepdims=True) / count, 0.0)
         spread = float(centred[played].std()) if played.any() else 1.0
-        b_q = torch.from_numpy((centred / (spread + 1e-6)).astype(np.float32))
-        b_played = torch.from_numpy(played)
+        b_q = put((centred / (spread + 1e-6)).astype(np.float32))
+        b_played = put(played)
         if prior:
             g_keep = (greedy if anchor is None else anchor).reshape(-1)[keep]
             target = search_moves(q, legal, g_keep, cfg.switch_margin)
-            b_target = torch.from_numpy(target)
-            b_sval = torch.from_numpy(search_value(q, target))
-            b_anchor = torch.from_numpy(g_keep)
+            b_target = put(target)
+            b_sval = put(search_value(q, target))
+            b_anchor = put(g_keep)
             if cfg.distil_temp > 0:
-                b_soft = torch.from_numpy(search_policy(q, legal, g_keep, cfg.switch_margin, cfg.distil_temp))
+                b_soft = put(search_policy(q, legal, g_keep, cfg.switch_margin, cfg.distil_temp))
     n = len(b_act)
     size = max(1, n // cfg.minibatches)
     pl = vl = ent = kl = agree = s_agree = s_switch = 0.0
     count = s_count = 0
     for _ in range(cfg.epochs):
-        order = torch.from_numpy(rng.permutation(n))
+        order = put(rng.permutation(n))
         for lo in range(0, n - size + 1, size):
             idx = order[lo:lo + size]
             m = b_mask[idx]

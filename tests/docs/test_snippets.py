@@ -27,12 +27,14 @@ FENCE = re.compile(r"(?:^<!-- snippet: needs (?P<needs>[\w,-]+) -->\n)?"
                    r"^```(?P<lang>\w*)[^\n]*\n(?P<code>.*?)^```", re.M | re.S)
 # The extra that provides each importable name a snippet may use.
 EXTRA_OF = {
-    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tianshou": "train",
-    "torchrl": "train", "ray": "ray", "resvg_py": "pictures", "PIL": "pictures", "moviepy": "pictures",
+    "torch": "train", "stable_baselines3": "sb3", "sb3_contrib": "sb3", "tianshou": "tianshou",
+    "torchrl": "torchrl", "ray": "ray", "resvg_py": "pictures", "PIL": "pictures", "moviepy": "pictures",
     "matplotlib": "plot", "selenium": "test-web",
 }
 EXTRA_PROBE = {
-    "pictures": "resvg_py", "train": "torch", "ray": "ray", "plot": "matplotlib", "test-web": "selenium",
+    "pictures": "resvg_py", "train": "torch", "sb3": "sb3_contrib", "tianshou": "tianshou",
+    "torchrl": "torchrl", "trainers": "sb3_contrib", "notebook": "nbclient", "ray": "ray",
+    "plot": "matplotlib", "test-web": "selenium",
 }
 
 

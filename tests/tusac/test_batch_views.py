@@ -44,7 +44,7 @@ def test_make_vec_builds_the_tusac_batch_view_seeded_s_plus_i(num_players):
 
 
 def test_maskable_ppo_trains_on_the_sb3_view_unchanged():
-    pytest.importorskip("stable_baselines3", reason="needs the training extras (pip install -e '.[train]')")
+    pytest.importorskip("stable_baselines3", reason="needs the sb3 extra (pip install -e '.[sb3]')")
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from setgames.batch.sb3_vec import BatchVecEnv
 

@@ -10,7 +10,7 @@ from setgames.batch import seeds
 from tethsi_env.env import raw_env
 
 pytest.importorskip("tethsi_env._batch", reason="tethsi_env._batch is not built")
-pytest.importorskip("stable_baselines3", reason="needs the training extras (pip install -e '.[train]')")
+pytest.importorskip("stable_baselines3", reason="needs the sb3 extra (pip install -e '.[sb3]')")
 from setgames.batch.sb3_vec import BatchVecEnv
 
 

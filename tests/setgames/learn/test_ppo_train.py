@@ -297,3 +297,54 @@ def test_expert_iteration_refuses_what_it_cannot_run(tmp_path, options, message)
                       progress=False, **options)
     with pytest.raises(ValueError, match=message):
         train(cfg)
+
+
+def test_every_train_option_says_what_it_does():
+    import argparse
+
+    from setgames.learn.cli import add_arguments
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    bare = [a.option_strings or a.dest for a in p._actions if not a.help]
+    assert bare == []
+
+
+def test_the_train_choices_are_the_recipes():
+    from setgames.bots.ppo import PRIORS
+    from setgames.learn.cli import CHOICES
+    from setgames.learn.ppo import DEVICES
+
+    assert {"prior": tuple(PRIORS), "device": tuple(DEVICES)} == CHOICES
+
+
+@pytest.mark.parametrize("argv, start", [
+    (["train", "bharg", "--config", "foo=1"], "setgames: error: bad config for bharg: "),
+    (["train", "bharg", "--config", "num_players=9"], "setgames: error: bad config for bharg: "),
+    (["train", "chess"], "setgames: error: unknown game 'chess'; choose from tethsi")])
+def test_the_train_command_refuses_a_bad_game_or_config_in_one_line(capsys, tmp_path, argv, start):
+    assert main([*argv, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(start) and "\n" not in err
+    assert not (tmp_path / "run").exists()  # refused before the set-up
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA: --device cuda is allowed")
+def test_the_train_command_refuses_cuda_where_there_is_none(capsys, tmp_path):
+    assert main(["train", "tethsi", "--device", "cuda", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "setgames: error: --device cuda: torch sees no CUDA device here (try --device cpu or auto)"
+    assert not (tmp_path / "run").exists()
+
+
+def test_device_auto_trains_where_torch_finds_a_device(tmp_path):
+    from setgames.learn.ppo import resolve_device
+
+    want = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device("auto").type == want
+    with pytest.raises(ValueError, match="is not one of cpu, cuda, auto"):
+        resolve_device("tpu")
+    cfg = TrainConfig(game="tethsi", steps=2 * 8 * 8, num_envs=8, rollout=8, hidden=8, eval_every=0,
+                      device="auto", out=str(tmp_path), progress=False)
+    train(cfg)
+    assert load_policy(tmp_path / "ppo.npz").layers[0][0].shape[1] == 8
