@@ -7,6 +7,8 @@ import argparse
 import dataclasses
 import json
 
+from setgames.usage import UsageError, parse_config
+
 __all__ = ["add_arguments", "run"]
 
 _SKIP = ("game", "config", "progress")
@@ -38,8 +40,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, then print where the weights, card and curve went."""
-    from setgames.cli import UsageError, _parse_config
-
     try:
         from setgames.learn.ppo import TrainConfig, train
     except ModuleNotFoundError as exc:
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
                          "pip install -e '.[train]' in a checkout") from None
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     kwargs = {k: v for k, v in vars(args).items() if k in fields and k not in _SKIP}
-    cfg = TrainConfig(game=args.game, config=_parse_config(args.config), progress=args.progress, **kwargs)
+    cfg = TrainConfig(game=args.game, config=parse_config(args.config), progress=args.progress, **kwargs)
     try:
         summary = train(cfg)
     except ValueError as exc:
