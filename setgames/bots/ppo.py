@@ -37,7 +37,7 @@ import numpy as np
 
 from setgames import registry
 from setgames.bots.base import Bot
-from setgames.bots.greedy import greedy_class
+from setgames.bots.lookup import greedy_class
 from setgames.game import Game
 
 __all__ = ["FORMAT", "HEAD_GAIN", "META_KEYS", "PpoBot", "PpoPolicy", "RowHeadWeights", "WeightsError",

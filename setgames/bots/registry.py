@@ -19,8 +19,8 @@ from typing import Any
 from setgames.bots import levels
 from setgames.bots.base import Bot, RandomBot
 from setgames.bots.epsilon import EpsilonBot
-from setgames.bots.greedy import greedy_class
 from setgames.bots.ismcts import IsmctsBot
+from setgames.bots.lookup import greedy_class
 from setgames.bots.ppo import PpoBot
 from setgames.bots.search import SearchBot
 

@@ -1,6 +1,7 @@
 """The greedy bot of a game, found through :mod:`setgames.registry`.
 
-Its own module, below both the bot factory (:mod:`setgames.bots.registry`)
+Its own module (not named ``greedy``: tests tell the games' ``*.greedy`` modules by
+the name), below both the bot factory (:mod:`setgames.bots.registry`)
 and the learned policies (:mod:`setgames.bots.ppo`, whose prior plays
 greedy's moves), so that neither imports the other.
 """
