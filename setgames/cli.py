@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from setgames.usage import UsageError, build_game, parse_config
+
 __all__ = ["COMMANDS", "Command", "main", "register_command"]
 
 DEFAULT_OUT = "arena-results"  # directory the arena writes its results to
@@ -38,10 +40,6 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process that SIGTERM ended
 EXIT_LOST = 1
-
-
-class UsageError(Exception):
-    """A problem the user can fix, reported as one line."""
 
 
 class ArenaLost(Exception):
@@ -92,36 +90,16 @@ def split_bot_specs(items: Sequence[str]) -> list[str]:
     return out
 
 
-def _parse_config(items: Sequence[str]) -> dict[str, Any]:
-    from setgames.bots.registry import _parse_value
-
-    config: dict[str, Any] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise UsageError(f"bad --config {item!r}; write key=value")
-        low = value.lower()
-        config[key] = {"true": True, "false": False, "none": None}.get(low, _parse_value(value))
-    return config
-
-
-def _build_game(cls: type, name: str, config: dict[str, Any]) -> Any:
-    try:
-        return cls(**config)
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"bad config for {name}: {exc}") from None
-
-
 def _arena_game(name: str, config: dict[str, Any], players: int | None) -> Any:
     from setgames.arena import ArenaGame
     from setgames.registry import game_class
 
     cls = game_class(name)
     if players is None:
-        _build_game(cls, name, config)
+        build_game(cls, name, config)
         return ArenaGame.of(name, **config)
     if "num_players" not in inspect.signature(cls).parameters:
-        game = _build_game(cls, name, config)
+        game = build_game(cls, name, config)
         if game.num_players != players:
             raise UsageError(f"{name} is played by {game.num_players} players, not {players}")
         return ArenaGame.of(name, **config)
@@ -217,7 +195,7 @@ def _run_arena(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed} must be >= 0")
     workers = _check_run_options(args)
-    config = _parse_config(args.config)
+    config = parse_config(args.config)
     games = [_arena_game(n, config, args.players) for n in names]
     bots = [BotSpec.parse(s) for s in split_bot_specs(args.bots or DEFAULT_BOTS)]
     out = Path(args.out)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from setgames.cards import DECKTET_NAMES, DECKTET_SHORT, NUM_STANDARD
 from setgames.kernels.tethsi import KIND_NAMES
 from tethsi_env.layout import Phase
-
-if TYPE_CHECKING:
-    from tethsi_env.rules import TetHsiState
 
 __all__ = ["card_str", "cards_str", "render_state"]
 
@@ -47,8 +44,9 @@ def _sets_str(sets: list[tuple[int, int, int, int]]) -> str:
     )
 
 
-def render_state(state: TetHsiState, seat: int | None = None) -> str:
-    """Text picture of ``state``: everything when ``seat`` is None, else what
+def render_state(state: Any, seat: int | None = None) -> str:
+    """Text picture of ``state`` (a :class:`~tethsi_env.rules.TetHsiState`, untyped here
+    since the rules import this module): everything when ``seat`` is None, else what
     ``seat`` may see (the opponent's concealed cards and the pile are hidden)."""
     s = state
     lines = []

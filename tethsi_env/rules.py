@@ -64,6 +64,7 @@ from tethsi_env.layout import (
     Phase,
     play_actions,
 )
+from tethsi_env.render import render_state
 from tethsi_env.validate import validate_state
 
 assert OBS_SPEC.slices["my_turn"].stop == 8 * NUM_STANDARD + 4, "observe() packs the 0/1 features first"
@@ -499,8 +500,6 @@ class TetHsiGame(Game[TetHsiState]):
 
     def render(self, state: TetHsiState, seat: int | None = None) -> str:
         """Text picture: everything when ``seat`` is None, else ``seat``'s view."""
-        from tethsi_env.render import render_state
-
         return render_state(state, seat)
 
 

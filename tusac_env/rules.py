@@ -40,6 +40,7 @@ from tusac_env.state import (
     PHASE_OVER,
     TuSacConfig,
     TuSacState,
+    lend_picture,
 )
 from tusac_env.validate import validate_fields
 
@@ -382,3 +383,11 @@ def deal_hidden(pool: list[int], sizes: list[int], nkhaps: list[int],
     return hands, rest
 
 
+def _picture(state: TuSacState) -> str:
+    """The SVG of ``state``, every card face up, under the default config of its player count."""
+    from tusac_env.draw import draw  # only a notebook needs the drawing toolkit
+
+    return draw(TuSacGame(num_players=state.num_players), state)
+
+
+lend_picture(_picture)

@@ -15,6 +15,7 @@ change it in place. Fields whose names start with an underscore are caches
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -42,6 +43,7 @@ __all__ = [
     "Phase",
     "TuSacConfig",
     "TuSacState",
+    "lend_picture",
 ]
 
 HAND_SIZE = 20  # cards dealt to every player but the first
@@ -221,9 +223,19 @@ class TuSacState:
     _obs: bytearray = field(default_factory=bytearray, compare=False, repr=False)
     _lay: Any = field(default=None, compare=False, repr=False)  # observation.ObsLayout of num_players
 
-    def _repr_svg_(self) -> str:
-        """A notebook shows the table, every card face up (:mod:`tusac_env.draw`)."""
-        from tusac_env.draw import draw
-        from tusac_env.rules import TuSacGame
+    def _repr_svg_(self) -> str | None:
+        """A notebook shows the table, every card face up (:mod:`tusac_env.draw`, lent by
+        :func:`lend_picture`); None (the text repr) if nothing was lent."""
+        return _PICTURE(self) if _PICTURE is not None else None
 
-        return draw(TuSacGame(num_players=self.num_players), self)
+
+# The picture needs the drawing and the rules' move labels, both of which import this
+# module: tusac_env.rules lends it when it loads, which the package's __init__ makes happen
+# before any state exists, so that this module imports nothing above it.
+_PICTURE: Callable[[TuSacState], str] | None = None
+
+
+def lend_picture(picture: Callable[[TuSacState], str]) -> None:
+    """Make ``picture(state) -> svg`` what :meth:`TuSacState._repr_svg_` shows."""
+    global _PICTURE
+    _PICTURE = picture

@@ -6,8 +6,8 @@ the games in *chunks* of consecutive indices, one task each: a task costs a
 fixed overhead to schedule (measured on 2 busy cores: 0.12-0.30 ms in a local
 pool, 1.2-3.3 ms under Ray; ``benchmarks/arena_overhead.py``), so chunks are
 sized from the measured cost of the games already played to last about
-:data:`TARGET_SECONDS` of the backend, and the first tasks hold one game
-each. Chunking never changes a result: a game's seeds come from its index.
+:data:`~setgames.arena.backend.TARGET_SECONDS` of the backend, and the first
+tasks hold one game each. Chunking never changes a result: a game's seeds come from its index.
 At most ``slots`` tasks are in flight, so the games are produced lazily and
 memory stays flat however long the run.
 """
@@ -18,38 +18,16 @@ import concurrent.futures as cf
 import math
 import multiprocessing as mp
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any
 
+from setgames.arena.backend import TARGET_SECONDS, Backend
 from setgames.arena.worker import Job, init_worker, play_game, play_range
 
 __all__ = ["EXECUTORS", "LocalBackend", "chunk_size", "execute"]
 
 EXECUTORS = ("serial", "local", "ray")
-TARGET_SECONDS = {"local": 0.05, "ray": 0.5}  # of games per task: the overhead stays well under 1%
 MAX_CHUNK = 10_000  # games in one task, so a chunk's results stay small in flight
 POLL_SECONDS = 0.5  # waits are cut in pieces so that Ctrl-C is seen at once
-
-
-class Backend(Protocol):
-    """A pool of workers that plays chunks of games (local processes or Ray)."""
-
-    slots: int
-    target_seconds: float
-
-    def submit(self, start: int, stop: int) -> cf.Future:
-        """Play games ``start`` to ``stop - 1``; the future gives ``play_range``'s answer."""
-
-    def lost(self, future: cf.Future, exc: BaseException) -> bool:
-        """Whether ``exc`` means the chunk's worker died (its games are lost), not a bug."""
-
-    def error(self, exc: BaseException) -> BaseException:
-        """The exception to raise for a failed chunk that was not lost."""
-
-    def cancel(self) -> None:
-        """Stop every chunk in flight (Ctrl-C, or an error)."""
-
-    def close(self) -> None:
-        """Release the workers."""
 
 
 def chunk_size(per_game: float | None, remaining: int, slots: int, target: float) -> int:

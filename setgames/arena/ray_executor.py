@@ -24,7 +24,7 @@ import signal
 import socket
 from typing import Any
 
-from setgames.arena.executors import TARGET_SECONDS
+from setgames.arena.backend import TARGET_SECONDS
 from setgames.arena.worker import Job, close_programs, play_range
 
 __all__ = ["INSTALL_HINT", "RayBackend", "check_address", "import_ray", "play_range_then_close"]

@@ -37,6 +37,7 @@ import numpy as np
 
 from setgames import registry
 from setgames.bots.base import Bot
+from setgames.bots.lookup import greedy_class
 from setgames.game import Game
 
 __all__ = ["FORMAT", "HEAD_GAIN", "META_KEYS", "PpoBot", "PpoPolicy", "RowHeadWeights", "WeightsError",
@@ -468,8 +469,6 @@ class PpoBot(Bot):
             self._policy = load_policy(path, game)
             self._checked = key
             if self._policy.needs_greedy and (self._greedy is None or self._greedy_game != game.name):
-                from setgames.bots.registry import greedy_class  # (the registry imports this module)
-
                 self._greedy = greedy_class(game.name)(self._greedy_seed)
                 self._greedy_game = game.name
             self._features = self._features_engine = None

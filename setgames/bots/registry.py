@@ -16,11 +16,11 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from setgames import registry
 from setgames.bots import levels
 from setgames.bots.base import Bot, RandomBot
 from setgames.bots.epsilon import EpsilonBot
 from setgames.bots.ismcts import IsmctsBot
+from setgames.bots.lookup import greedy_class
 from setgames.bots.ppo import PpoBot
 from setgames.bots.search import SearchBot
 
@@ -40,20 +40,6 @@ BOT_DESCRIPTIONS = {
 }
 _NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's options
 EPSILON = "epsilon"  # the option every bot but a level takes: a share of random moves
-
-
-def greedy_class(game_name: str) -> type[Bot]:
-    """The greedy bot class of game ``game_name`` (its descriptor's ``greedy``).
-
-    Raises:
-        ValueError: the game is unknown or has no greedy bot.
-    """
-    cls = registry.part(game_name, "greedy") if game_name in registry.game_names() else None
-    if cls is None:
-        have = [n for n in registry.game_names() if registry.describe(n).greedy is not None]
-        raise ValueError(f"no greedy bot for game {game_name!r}; greedy bots exist for "
-                         f"{', '.join(have)}")
-    return cls
 
 
 def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any) -> Bot:

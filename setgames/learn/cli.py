@@ -7,6 +7,8 @@ import argparse
 import dataclasses
 import json
 
+from setgames.usage import UsageError, build_game, parse_config
+
 __all__ = ["CHOICES", "HELP", "add_arguments", "run"]
 
 _SKIP = ("game", "config", "progress")
@@ -81,9 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Train, then print where the weights, card and curve went.
 
-    The game, its config and the device are checked before torch starts, so a bad one ends in
-    one line (exit 2) and not in a traceback after the set-up."""
-    from setgames.cli import UsageError, _build_game, _parse_config
+    The game, its config and the device are checked before the set-up, so a bad one ends in
+    one line (exit 2), not in a traceback."""
     from setgames.registry import game_class, game_names
 
     try:
@@ -93,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
                          "pip install -e '.[train]' in a checkout") from None
     if args.game not in game_names():
         raise UsageError(f"unknown game {args.game!r}; choose from {', '.join(game_names())}")
-    config = _parse_config(args.config)
-    _build_game(game_class(args.game), args.game, config)
+    config = parse_config(args.config)
+    build_game(game_class(args.game), args.game, config)
     try:
         resolve_device(args.device)
     except ValueError as exc:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from setgames import registry
 
-if TYPE_CHECKING:
-    from setgames.play.session import Session
-
 __all__ = ["MoveWarning", "TableButton", "TableCommand", "TableTools", "command_owner", "table_tools"]
+
+# The callbacks take the play session (setgames.play.session.Session), which imports this
+# module: naming it here, even for the type checker only, would close a circle.
+_Session = Any
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,9 @@ class TableCommand:
 
     name: str
     help: str
-    run: Callable[[Session], str]
+    run: Callable[[_Session], str]
     title: str = ""
-    picks: Callable[[Session], list[int]] | None = None
+    picks: Callable[[_Session], list[int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,9 @@ class TableTools:
     """
 
     commands: tuple[TableCommand, ...] = ()
-    warning: Callable[[Session, int], MoveWarning | None] | None = None
-    event_count: Callable[[Session], int] | None = None
-    describe_events: Callable[[Session, int], list[str]] | None = None
+    warning: Callable[[_Session, int], MoveWarning | None] | None = None
+    event_count: Callable[[_Session], int] | None = None
+    describe_events: Callable[[_Session, int], list[str]] | None = None
     buttons: tuple[TableButton, ...] = ()
     drawn_card: Callable[[Any, Any, Any, int, int], int | None] | None = None
 

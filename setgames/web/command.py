@@ -7,10 +7,9 @@ import argparse
 import webbrowser
 from pathlib import Path
 
-__all__ = ["MAX_TABLES", "MAX_TABLES_PER_CLIENT", "add_arguments", "run"]
+from setgames.web.limits import MAX_TABLES, MAX_TABLES_PER_CLIENT
 
-MAX_TABLES = 512  # tables kept at once
-MAX_TABLES_PER_CLIENT = 256  # per client address (every browser of this machine shares 127.0.0.1)
+__all__ = ["MAX_TABLES", "MAX_TABLES_PER_CLIENT", "add_arguments", "run"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -56,7 +56,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError(f"setgames serve needs the web extra: pip install -e '.[web]' in a checkout, "
                       f"or pip install 'setgames[web]' ({e})") from None
 
-from setgames.web.command import MAX_TABLES, MAX_TABLES_PER_CLIENT
+from setgames.web.limits import MAX_TABLES, MAX_TABLES_PER_CLIENT
 from setgames.web.table import TableError, WebTable
 
 __all__ = ["COOKIE", "EVICT_IDLE", "IDLE_LIMIT", "MAX_BODY", "MAX_TABLES", "MAX_TABLES_PER_CLIENT",
