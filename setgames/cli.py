@@ -31,11 +31,14 @@ from setgames.usage import UsageError, build_game, parse_config
 __all__ = ["COMMANDS", "Command", "main", "register_command"]
 
 DEFAULT_OUT = "arena-results"  # directory the arena writes its results to
-DEFAULT_GAMES_PER_PAIRING = 20  # a short arena: about a minute for all three games on 2 cores
-# The quick main job plays a cheap ismcts (16 determinizations a move instead of its default
-# budget, about 0.5-1 s a move) so the three games finish in about a minute on 2 cores; the
-# strength figures of the docs (docs/guides/bots.md) use the default budget: ``--bots greedy ismcts``.
-DEFAULT_BOTS = ("random", "greedy", "ppo", "ismcts:iterations=16")  # ppo: the shipped policies (cheap)
+# The main job: 50 duplicate deals (100 games) a pairing is what a minute on 2 cores allows
+# with the compiled search at its default budget, and enough that search beats greedy and
+# greedy beats random clearly on Tet Hsi and Bharg (measured: 59 s, load ~0.6). On Tu Sac
+# search vs greedy stays unclear: 2,000 games put it at 52% (docs/guides/strength.md).
+DEFAULT_GAMES_PER_PAIRING = 100
+# The compiled search at each game's default budget (its search module's DEFAULT_ITERS), the
+# one the strength table is about; three bots keep the pairings to three a game.
+DEFAULT_BOTS = ("search", "greedy", "random")
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process that SIGTERM ended
@@ -159,8 +162,8 @@ def _add_arena_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", dest="game", action="append", metavar="NAME",
                    help="game(s) to play, comma-separated or repeated (default: all three)")
     p.add_argument("--bots", nargs="+", metavar="BOT",
-                   help="bots, e.g. random greedy ismcts:iterations=100 (default: random greedy ppo "
-                        "ismcts:iterations=16, a cheap search for a quick run); also a plug-in's name, "
+                   help="bots, e.g. random greedy ismcts:iterations=100 (default: search greedy random, "
+                        "the compiled search at its default budget); also a plug-in's name, "
                         "module.path:Name[:key=value,...] or 'exec:COMMAND' (see setgames bots)")
     p.add_argument("--games", type=int, default=DEFAULT_GAMES_PER_PAIRING, metavar="N",
                    help=f"games per pairing and game, rounded up to whole duplicate deals "

@@ -29,7 +29,30 @@ def test_the_readme_holds_the_two_commands_ci_runs():
 
 
 def test_the_readme_is_short():
-    assert len(README.read_text(encoding="utf-8").splitlines()) <= 150
+    # 130 lines of front door plus the main job's printed output (about 40 lines).
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 175
+
+
+def test_the_readme_shows_the_output_of_the_default_arena():
+    # The block after <!-- main-output --> is a pasted run of `setgames arena`: it must
+    # show every game and exactly the default bots' pairings, so that a change of the
+    # defaults without a new run fails here.
+    from itertools import combinations
+
+    from setgames.cli import DEFAULT_BOTS, DEFAULT_GAMES_PER_PAIRING
+    from setgames.registry import GAME_NAMES, game_title
+
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- main-output -->\n```text\n(.*?)^```", text, re.S | re.M)
+    assert block, "the README shows the main job's output after <!-- main-output -->"
+    out = block.group(1)
+    heads = re.findall(r"^== (.+?) \((\w+) v\d+, \d+ players\): (\d+) deals x (\d+) seatings", out, re.M)
+    assert [(t, n) for t, n, _, _ in heads] == [(game_title(n), n) for n in GAME_NAMES]
+    deals = -(-DEFAULT_GAMES_PER_PAIRING // 2)  # every default game seats two bots in two seatings
+    assert all(int(d) == deals and int(k) == 2 for _, _, d, k in heads)
+    pairs = re.findall(r"^  (\S+) vs (\S+) +\d+ ", out, re.M)
+    expected = [(a, b) for a, b in combinations(DEFAULT_BOTS, 2)]
+    assert pairs == expected * len(GAME_NAMES)
 
 
 def test_the_readme_links_only_to_files_in_the_repository():
