@@ -1,9 +1,9 @@
 """Card tables for the Decktet (Tet Hsi, Bharg) and the Tu Sac chess cards.
 
-Everything here is data, built once at import, exactly as ``RULINGS.md``
-section 1 (Decktet) and section 4 (Tu Sac) give it. Two parallel views exist
-of every table: plain Python tuples for per-step code (an index costs ~0.1 us)
-and read-only numpy arrays for batch code.
+Everything here is data, built once at import, exactly as the Decktet page
+(``docs/games/decktet.md``) and ``tusac_env/README.md``, rules choice 15 (Tu Sac),
+give it. Two parallel views exist of every table: plain Python tuples for per-step
+code (an index costs ~0.1 us) and read-only numpy arrays for batch code.
 
 Decktet card ids (``card``): 0-35 the standard deck, 36-39 Pawns, 40-43
 Courts, 44 the Excuse. Suit index 0..5 = Moons, Suns, Waves, Leaves, Wyrms,
