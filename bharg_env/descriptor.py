@@ -13,6 +13,7 @@ DESCRIPTOR = GameInfo(
     drawing="bharg_env.draw:draw",
     table_tools="bharg_env.table:TABLE_TOOLS",
     ppo_weights="bharg_env:weights",
+    ladder="bharg_env.levels:LADDER",
     greedy_features="bharg_env.greedy:greedy_features",
     greedy_features_engine="bharg_env.greedy:greedy_features_engine",
     greedy_feature_names="bharg_env.greedy:FEATURES",

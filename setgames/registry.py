@@ -87,6 +87,9 @@ class GameInfo:
         greedy_feature_moves: the action each row of the table describes (what the
             move head of ``setgames train --head`` scores), or None. A column named
             ``greedy_tie`` flags the moves greedy chose among by a coin toss.
+        ladder: the game's :class:`~setgames.bots.levels.GameLadder` (the epsilons of
+            levels 2 to 4, the gauntlet's configs and its references' ratings), or None
+            for a game outside the strength ladder.
     """
 
     name: str
@@ -103,6 +106,7 @@ class GameInfo:
     greedy_features_engine: str | None = None
     greedy_feature_names: str | None = None
     greedy_feature_moves: str | None = None
+    ladder: str | None = None
 
 
 # name -> its GameInfo, or for a built-in game not asked for yet, its descriptor module

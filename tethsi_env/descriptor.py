@@ -12,6 +12,7 @@ DESCRIPTOR = GameInfo(
     card_style="decktet",
     drawing="tethsi_env.draw:draw",
     ppo_weights="tethsi_env:weights",
+    ladder="tethsi_env.levels:LADDER",
     greedy_features="tethsi_env.greedy:greedy_features",
     greedy_features_engine="tethsi_env.greedy:greedy_features_engine",
     greedy_feature_names="tethsi_env.greedy:FEATURES",

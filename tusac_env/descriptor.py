@@ -13,4 +13,5 @@ DESCRIPTOR = GameInfo(
     card_style="chess",
     drawing="tusac_env.draw:draw",
     ppo_weights="tusac_env:weights",
+    ladder="tusac_env.levels:LADDER",
 )
