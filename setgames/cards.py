@@ -48,6 +48,7 @@ __all__ = [
     "Piece",
     "card_from_name",
     "decktet_arrays",
+    "decktet_table",
     "suits_of",
     "tusac_color",
     "tusac_piece",
@@ -241,3 +242,19 @@ def tusac_piece(ttype: int) -> int:
 TUSAC_NAMES: tuple[str, ...] = tuple(
     f"{TUSAC_COLORS[t // 7]} {TUSAC_PIECES[t % 7]}" for t in range(NUM_TUSAC_TYPES)
 )
+
+
+def decktet_table() -> str:
+    """The Markdown table of the Decktet's card ids (both Decktet games use them).
+
+    >>> decktet_table().splitlines()[2]
+    '| 0 | `AM` | Ace of Moons | 1 | Moons | Ace | 1 |'
+    """
+    lines = ["| id | short | name | rank | suits | kind | Bharg value |", "|--:|---|---|--:|---|---|--:|"]
+    for card in range(NUM_DECKTET):
+        rank = DECKTET_RANKS[card]
+        lines.append(f"| {card} | `{DECKTET_SHORT[card]}` | {DECKTET_NAMES[card]} | "
+                     f"{rank if rank else '-'} | {', '.join(suits_of(card)) or '-'} | "
+                     f"{CardKind(DECKTET_KINDS[card]).name.capitalize()} | "
+                     f"{BHARG_VALUES[card]} |")
+    return "\n".join(lines)
