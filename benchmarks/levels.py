@@ -4,9 +4,10 @@ Plays each level against the one below it, and ``ppo`` against levels 5
 (greedy) and 6 (the search), on every game and config of the ladder
 (duplicate deals; the arena), and prints per config the steps (score of the
 stronger with its 95% interval, whether it reaches 58%) and the references'
-Elo (Bradley-Terry, level 1 = 0) as the ``REFERENCE_ELO`` entries of
-``setgames/bots/levels.py``. The whole ladder at 400 games a step takes about
-15 minutes on 2 cores (the search is compiled).
+Elo (Bradley-Terry, level 1 = 0) as the ratings of each game's ladder
+(``<game>_env/levels.py``, gathered in ``setgames.bots.levels.REFERENCE_ELO``).
+The whole ladder at 400 games a step takes about 15 minutes on 2 cores (the
+search is compiled).
 
     python benchmarks/levels.py --games 400 --workers 2
     python benchmarks/levels.py --games 400 --config tusac-4p --json ladder.json

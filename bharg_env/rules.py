@@ -1,10 +1,10 @@
 """Bharg rules: a pure rules layer (no PettingZoo), for 2 or 3 players.
 
-Rules summary (``bharg-rules.txt``; ``RULINGS.md`` section 3 wins where they differ):
+Rules summary (as ``bharg_env/README.md``, "Rules summary" and "Rules choices", states it):
 
 - Deck: the 36 standard Decktet cards, plus the Excuse and/or the four Pawns
   when enabled, plus the four Courts (our extra option: three suits, value 10,
-  like a Pawn). Card ids as in ``RULINGS.md`` section 1.
+  like a Pawn). Card ids as on the Decktet page (``docs/games/decktet.md``).
 - Deal: 7 cards each with 2 players, 6 with 3. Then cards are turned face up:
   an Ace starts (or goes on) the Ace Pile and the next card is turned; the
   first non-Ace starts the discard pile.
@@ -37,7 +37,7 @@ listed in ``bharg_env/README.md``):
 - A truncated round ends the episode, also in match play (completed rounds'
   rewards stand; the match has no winner).
 - ``reward="win"``: +1 to the winner of the episode (the round, or the match
-  in match play) and -1 to each other player (RULINGS section 3: win/loss is
+  in match play) and -1 to each other player (``bharg_env/README.md``, rules choice 5: win/loss is
   +1 / -1; with 3 players the rewards sum to -1, not zero); 0 to all on a
   truncation.
 - All randomness after the first deal (reshuffles, later deals) comes from a

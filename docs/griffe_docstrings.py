@@ -8,10 +8,11 @@ Two rewrites of every docstring the reference shows (the source keeps its own wo
   name with the same words (:func:`split_grouped_args`), as the Google style wants.
 - **Sphinx roles** (``:class:`~setgames.game.Game```) are shown as the code they name
   (:func:`plain_roles`).
-- **Rules citations**: the modules cite the project's internal rules notes by section
-  (``RULINGS.md`` section 4, ``tusac-rules.txt``), which are not part of the repository;
-  the reference names the game's page of this site instead, which states every rule and
-  ruling (:func:`cite_pages`).
+- **Rules citations**: the modules cite a rule by the file that states it
+  (``tusac_env/README.md``, rules choice 20; ``docs/games/decktet.md``), and now and then
+  the designers' rule texts (``tusac-rules.txt``), which are not part of the repository;
+  the reference names the page of this site that shows that file, or states that rule,
+  instead (:func:`cite_pages`).
 
 The package's docstrings put doctests after the other sections (``Raises:`` then
 ``>>> ...``), which the Google style reads as free text: Markdown would take ``>>>``
@@ -28,12 +29,9 @@ from typing import Any
 import griffe
 
 _SECTION = re.compile(r"^\w[\w ]*:\s*$")
-# Section of the rules notes -> the page of this site that states it.
-_PAGE = {"1": "the Decktet page", "2": "the Tet Hsi page", "3": "the Bharg page", "4": "the Tu Sac page"}
-_CITATION = re.compile(
-    r"(?:``)?(?:(?:tethsi|bharg|tusac)-rules\.txt(?:``)?(?: as read by |; ))?"
-    r"(?:``)?RULINGS(?:\.md)?(?:``)?(?:\s+sections?)?\s+(?P<a>[1-4])(?:\s+and\s+(?P<b>[1-4]))?"
-    r"(?P<titles>(?:,?\s+\"[^\"]*\")*)(?P<wins> wins where they differ)?")
+# A game's README is shown as that game's page of the site (docs/games/<name>.md includes it).
+_README = re.compile(r"(?:``)?(tethsi|bharg|tusac)_env/README\.md(?:``)?")
+_DECKTET = re.compile(r"(?:``)?docs/games/decktet\.md(?:``)?")
 _TEXT_FILE = re.compile(r"``(tethsi|bharg|tusac)-rules\.txt``")
 _TEXT_PAGE = {"tethsi": "the Tet Hsi page", "bharg": "the Bharg page", "tusac": "the Tu Sac page"}
 
@@ -75,22 +73,18 @@ def plain_roles(text: str) -> str:
 
 
 def cite_pages(text: str) -> str:
-    r"""``text`` with each citation of the rules notes replaced by the page that states the rule.
+    r"""``text`` with each file it cites for a rule replaced by the page of the site showing it.
 
-    >>> cite_pages('Rules applied (``RULINGS.md`` section 4 "Claims"), checked')
-    'Rules applied (the Tu Sac page), checked'
-    >>> cite_pages("Rules summary (``tethsi-rules.txt`` as read by ``RULINGS.md`` section 2):")
-    'Rules summary (the Tet Hsi page):'
-    >>> cite_pages("as ``RULINGS.md``\nsection 1 (Decktet) and section 4 (Tu Sac) give it")
-    'as the Decktet page (Decktet) and section 4 (Tu Sac) give it'
+    >>> cite_pages('Rules applied (``tusac_env/README.md``, rules choice 20), checked')
+    'Rules applied (the Tu Sac page, rules choice 20), checked'
+    >>> cite_pages("Rules applied (``docs/games/decktet.md``; ``bharg_env/README.md``, rules choice 11):")
+    'Rules applied (the Decktet page; the Bharg page, rules choice 11):'
+    >>> cite_pages("as ``tethsi-rules.txt`` says")
+    'as the Tet Hsi page says'
     """
-    def page(m: re.Match[str]) -> str:
-        pages = [_PAGE[m.group("a")]] + ([_PAGE[m.group("b")]] if m.group("b") else [])
-        return " and ".join(pages)
-
-    text = _CITATION.sub(page, text)
-    text = _TEXT_FILE.sub(lambda m: _TEXT_PAGE[m.group(1)], text)
-    return re.sub(r"(?:``)?RULINGS(?:\.md)?(?:``)?", "the game's page", text)
+    text = _README.sub(lambda m: _TEXT_PAGE[m.group(1)], text)
+    text = _DECKTET.sub("the Decktet page", text)
+    return _TEXT_FILE.sub(lambda m: _TEXT_PAGE[m.group(1)], text)
 
 
 def fence_doctests(text: str) -> str:

@@ -120,7 +120,7 @@ cdef void seed_state_seq(const uint64_t *ints, int n_ints, uint64_t *out, int n_
     """``SeedSequence([ints[0], ..., ints[n_ints - 1]]).generate_state(n_words, np.uint64)``
     into ``out``, for 1 to 32 ints below 2**64 (one int: the int's own seed), without the
     GIL: numpy reads each int as its 32-bit words, low first, one word at least (so
-    ``[s, 0]`` is ``s``). Bharg seeds its reshuffles and later deals with ``[seed, draws]``."""
+    ``[s, 0]`` is ``s``). A game may seed its reshuffles and later deals with ``[seed, draws]``."""
     cdef uint32_t words[MAX_WORDS]
     cdef uint32_t pool[POOL]
     cdef uint32_t hash_const = INIT_B

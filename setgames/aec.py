@@ -248,7 +248,7 @@ class SetGameEnv(AECEnv):
         self._refresh(None)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            # Over at the deal (Tu Sac's first player can win on the dealt hand): pay out at once.
+            # Over at the deal (a game whose first player can win on the dealt hand): pay out at once.
             rewards = self.game.returns(self.game_state)
             self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.agents)}
             self._rewarded = True

@@ -1,9 +1,9 @@
 """Card tables for the Decktet (Tet Hsi, Bharg) and the Tu Sac chess cards.
 
-Everything here is data, built once at import, exactly as ``RULINGS.md``
-section 1 (Decktet) and section 4 (Tu Sac) give it. Two parallel views exist
-of every table: plain Python tuples for per-step code (an index costs ~0.1 us)
-and read-only numpy arrays for batch code.
+Everything here is data, built once at import, exactly as the Decktet page
+(``docs/games/decktet.md``) and ``tusac_env/README.md``, rules choice 15 (Tu Sac),
+give it. Two parallel views exist of every table: plain Python tuples for per-step
+code (an index costs ~0.1 us) and read-only numpy arrays for batch code.
 
 Decktet card ids (``card``): 0-35 the standard deck, 36-39 Pawns, 40-43
 Courts, 44 the Excuse. Suit index 0..5 = Moons, Suns, Waves, Leaves, Wyrms,
@@ -48,6 +48,7 @@ __all__ = [
     "Piece",
     "card_from_name",
     "decktet_arrays",
+    "decktet_table",
     "suits_of",
     "tusac_color",
     "tusac_piece",
@@ -241,3 +242,19 @@ def tusac_piece(ttype: int) -> int:
 TUSAC_NAMES: tuple[str, ...] = tuple(
     f"{TUSAC_COLORS[t // 7]} {TUSAC_PIECES[t % 7]}" for t in range(NUM_TUSAC_TYPES)
 )
+
+
+def decktet_table() -> str:
+    """The Markdown table of the Decktet's card ids (both Decktet games use them).
+
+    >>> decktet_table().splitlines()[2]
+    '| 0 | `AM` | Ace of Moons | 1 | Moons | Ace | 1 |'
+    """
+    lines = ["| id | short | name | rank | suits | kind | Bharg value |", "|--:|---|---|--:|---|---|--:|"]
+    for card in range(NUM_DECKTET):
+        rank = DECKTET_RANKS[card]
+        lines.append(f"| {card} | `{DECKTET_SHORT[card]}` | {DECKTET_NAMES[card]} | "
+                     f"{rank if rank else '-'} | {', '.join(suits_of(card)) or '-'} | "
+                     f"{CardKind(DECKTET_KINDS[card]).name.capitalize()} | "
+                     f"{BHARG_VALUES[card]} |")
+    return "\n".join(lines)

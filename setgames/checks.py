@@ -46,7 +46,7 @@ __all__ = [
 
 MAX_SEED = 2**63 - 1  # seeds live in 0..2**63-1, numpy's PCG64 takes them whole
 # The most bytes one record (a records-file line, or a save file) may take. A record is a
-# few hundred bytes to a few kB (a few characters an action; a Bharg round at the
+# few hundred bytes to a few kB (a few characters an action; a round at a
 # max_turns cap of 10000 turns is about 100 kB); 8 MB is far beyond any game, and keeps a
 # hostile file (/dev/zero, a line without end) from being read into memory.
 MAX_RECORD_BYTES = 8 * 2**20

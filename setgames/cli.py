@@ -465,9 +465,11 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
+    from setgames import registry
+
     parser = _Parser(prog="setgames", allow_abbrev=False,
                      description="Bots, arena and game records for the setgames card games "
-                                 "(Tet Hsi, Bharg, Tu Sac).")
+                                 f"({', '.join(registry.game_title(n) for n in registry.game_names())}).")
     parser.add_argument("--version", action=_VersionAction,
                         help="print the version and the compiled engines in use")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

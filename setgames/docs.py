@@ -19,16 +19,15 @@ import importlib
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from setgames.registry import GAME_NAMES, game_class
+from setgames.cards import decktet_table
+from setgames.registry import GAME_NAMES, game_class, part
 
 __all__ = [
     "ACTION_BEGIN",
     "ACTION_END",
-    "PICTURES",
     "decktet_table",
     "docs_picture",
     "picture_path",
@@ -72,12 +71,6 @@ def sync_readme(game_name: str, check: bool = False, **config: object) -> bool:
     return new != old
 
 
-# The documentation's pictures: game name -> (config, deal seed, moves played by greedy bots).
-PICTURES: dict[str, tuple[dict[str, Any], int, int]] = {
-    "tethsi": ({}, 7, 8),
-    "bharg": ({"num_players": 2, "pawns": True}, 3, 5),
-    "tusac": ({"num_players": 4}, 1, 6),
-}
 DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
 
 
@@ -87,17 +80,19 @@ def picture_path(game_name: str) -> Path:
 
 
 def docs_picture(game_name: str) -> str:
-    """The SVG of the documentation's position of ``game_name`` (:data:`PICTURES`): a seeded
-    deal, a few moves of the greedy bots, drawn for a spectator with the legal moves outlined.
+    """The SVG of the documentation's position of ``game_name`` (its descriptor's
+    ``docs_picture``): a seeded deal, a few moves of the greedy bots, drawn for a spectator
+    with the legal moves outlined.
 
-    >>> docs_picture("tethsi").startswith("<svg")
+    >>> from setgames.registry import game_names
+    >>> docs_picture(game_names()[0]).startswith("<svg")
     True
     """
     from setgames.bots import make_bot
     from setgames.draw import draw_state
     from setgames.registry import make_game
 
-    config, seed, moves = PICTURES[game_name]
+    config, seed, moves = part(game_name, "docs_picture")
     game = make_game(game_name, **config)
     state = game.new_state(np.random.default_rng(seed))
     bots = [make_bot("greedy", game_name, seed=seed + k) for k in range(game.num_players)]
@@ -122,26 +117,8 @@ def sync_picture(game_name: str, check: bool = False) -> bool:
     return new != old
 
 
-def decktet_table() -> str:
-    """The Markdown table of the Decktet's card ids (both Decktet games use them).
-
-    >>> decktet_table().splitlines()[2]
-    '| 0 | `AM` | Ace of Moons | 1 | Moons | Ace | 1 |'
-    """
-    from setgames import cards
-
-    lines = ["| id | short | name | rank | suits | kind | Bharg value |", "|--:|---|---|--:|---|---|--:|"]
-    for card in range(cards.NUM_DECKTET):
-        rank = cards.DECKTET_RANKS[card]
-        lines.append(f"| {card} | `{cards.DECKTET_SHORT[card]}` | {cards.DECKTET_NAMES[card]} | "
-                     f"{rank if rank else '-'} | {', '.join(cards.suits_of(card)) or '-'} | "
-                     f"{cards.CardKind(cards.DECKTET_KINDS[card]).name.capitalize()} | "
-                     f"{cards.BHARG_VALUES[card]} |")
-    return "\n".join(lines)
-
-
 def tusac_table() -> str:
-    """The Markdown table of Tu Sac's 28 card types (``ttype = color * 7 + piece``).
+    """The Markdown table of the chess cards' 28 types (``ttype = color * 7 + piece``).
 
     >>> tusac_table().splitlines()[2]
     '| red | 0 | 1 | 2 | 3 | 4 | 5 | 6 |'
@@ -164,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.games:
         if sync_readme(name, check=args.check):
             drift.append(readme_path(name))
-        if name in PICTURES and DOCS_IMG.parent.is_dir() and sync_picture(name, check=args.check):
+        pictured = part(name, "docs_picture") is not None and DOCS_IMG.parent.is_dir()
+        if pictured and sync_picture(name, check=args.check):
             drift.append(picture_path(name))
     verb = "differs from the code" if args.check else "updated"
     for path in drift:

@@ -34,7 +34,7 @@ point against the rules layer with :func:`setgames.testing.check_engine_matches_
   the same numbers from ``rng``, without building the rules-layer state (where
   the deal is a large share of a short game's cost; the env uses it on reset).
 
-Randomness after the deal (Bharg's reshuffles and later rounds) goes through
+Randomness after the deal (reshuffles and later rounds) goes through
 the same Python code as the rules layer, so a seed plays the same game either way.
 """
 

@@ -1,7 +1,7 @@
 """Gymnasium ids for every game's single-agent view, registered on ``import setgames``.
 
 Each game of :mod:`setgames.registry` gets the id ``setgames/<name>-v0``
-(``setgames/tethsi-v0``, ``setgames/bharg-v0``, ``setgames/tusac-v0``: the
+(the
 registry's names, so the ids follow the ``<name>_v0`` AEC env names). The
 entry point is :class:`~setgames.wrappers.SingleAgentEnv` with
 ``game=<name>``; keywords given to ``gymnasium.make`` are its options and the
@@ -19,14 +19,14 @@ env pay what the learner's seat earns before its first move of a game on its
 first step, and hand out ``bool`` masks::
 
     import gymnasium, setgames
-    env = gymnasium.make("setgames/bharg-v0", opponents="greedy", num_players=3)
+    env = gymnasium.make("setgames/<name>-v0", opponents="greedy", num_players=3)
     obs, info = env.reset(seed=0)
     info["action_mask"]                                 # the learner's legal actions (bool)
     env.get_wrapper_attr("action_masks")()              # the same, as MaskablePPO reads it
-    envs = gymnasium.make_vec("setgames/bharg-v0", num_envs=64, vectorization_mode="vector_entry_point",
+    envs = gymnasium.make_vec("setgames/<name>-v0", num_envs=64, vectorization_mode="vector_entry_point",
                               opponents="greedy", autoreset_mode="same_step")
 
-Without importing setgames first: ``gymnasium.make("setgames:setgames/bharg-v0")``
+Without importing setgames first: ``gymnasium.make("setgames:setgames/<name>-v0")``
 (Gymnasium imports the module before the ``:``). Gymnasium 1.x loads no
 plugin entry points, hence the registration on import.
 """
@@ -48,7 +48,9 @@ def register_envs() -> list[str]:
     """Register every id of :data:`ENV_IDS` not registered yet; the ids.
 
     >>> import gymnasium
-    >>> "setgames/bharg-v0" in register_envs() and "setgames/bharg-v0" in gymnasium.registry
+    >>> from setgames.registry import game_names
+    >>> env_id = f"setgames/{game_names()[0]}-v0"
+    >>> env_id in register_envs() and env_id in gymnasium.registry
     True
     """
     for name, env_id in ENV_IDS.items():

@@ -2,7 +2,7 @@
 
 A record holds what is needed to re-simulate a game and check it::
 
-    {"game": "tethsi", "version": 0, "config": {...}, "seed": 123,
+    {"game": "<name>", "version": 0, "config": {...}, "seed": 123,
      "seats": ["greedy", "random"], "actions": [3, 17, ...],
      "outcome": {...}, "returns": [1.0, -1.0]}
 

@@ -26,6 +26,7 @@ from typing import Any
 
 __all__ = [
     "BUILTIN_DESCRIPTORS",
+    "BUILTIN_TITLES",
     "GameInfo",
     "describe",
     "env_class",
@@ -46,6 +47,9 @@ BUILTIN_DESCRIPTORS = {
     "bharg": "bharg_env.descriptor",
     "tusac": "tusac_env.descriptor",
 }
+# Their titles, for the same reason: the command line's help names the games without
+# importing them (describe() holds each descriptor to its title here).
+BUILTIN_TITLES = {"tethsi": "Tet Hsi", "bharg": "Bharg", "tusac": "Tu Sac"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,13 @@ class GameInfo:
         greedy_feature_moves: the action each row of the table describes (what the
             move head of ``setgames train --head`` scores), or None. A column named
             ``greedy_tie`` flags the moves greedy chose among by a coin toss.
+        ppo_note: what people should know of the game's ``ppo`` policies, said after
+            the game's title in the bots listing (``"plays greedy's moves"``), or None.
+        docs_picture: the documentation's position, ``(config, deal seed, moves
+            played by greedy bots)`` (:func:`setgames.docs.docs_picture`), or None.
+        ladder: the game's :class:`~setgames.bots.levels.GameLadder` (the epsilons of
+            levels 2 to 4, the gauntlet's configs and its references' ratings), or None
+            for a game outside the strength ladder.
     """
 
     name: str
@@ -103,6 +114,9 @@ class GameInfo:
     greedy_features_engine: str | None = None
     greedy_feature_names: str | None = None
     greedy_feature_moves: str | None = None
+    ppo_note: str | None = None
+    docs_picture: str | None = None
+    ladder: str | None = None
 
 
 # name -> its GameInfo, or for a built-in game not asked for yet, its descriptor module
@@ -145,6 +159,9 @@ def describe(name: str) -> GameInfo:
         entry = importlib.import_module(entry).DESCRIPTOR
         if entry.name != name:
             raise RuntimeError(f"descriptor of {name!r} names itself {entry.name!r}")
+        if entry.title != BUILTIN_TITLES.get(name, entry.title):
+            raise RuntimeError(f"descriptor of {name!r} is titled {entry.title!r}, the registry "
+                               f"lists {BUILTIN_TITLES[name]!r}")
         _GAMES[name] = entry
     return entry
 
@@ -172,8 +189,12 @@ def part(name: str, field: str) -> Any:
 
 
 def game_title(name: str) -> str:
-    """The title of game ``name``, or ``name`` itself for an unregistered game."""
-    return describe(name).title if name in _GAMES else name
+    """The title of game ``name``, or ``name`` itself for an unregistered game (a built-in
+    game not described yet is not imported for it)."""
+    entry = _GAMES.get(name)
+    if isinstance(entry, str) and name in BUILTIN_TITLES:
+        return BUILTIN_TITLES[name]
+    return describe(name).title if entry is not None else name
 
 
 def game_class(name: str) -> type:

@@ -3,8 +3,8 @@
 Every env reset turns a seed into a generator. ``np.random.PCG64(seed)`` spends
 about 24 us doing it on the reference machine, two thirds of it in
 ``SeedSequence.generate_state`` (numpy builds small arrays and enters
-``np.errstate`` for a dozen 32-bit multiplications). Tet Hsi and Tu Sac games
-last about 48 steps, so that is half a microsecond of every step. Bharg seeds
+``np.errstate`` for a dozen 32-bit multiplications). Games of about 48
+steps make that half a microsecond of every step. A game may seed
 each later shuffle with a pair ``[seed, draws]``, which numpy reads through a
 slower path still.
 

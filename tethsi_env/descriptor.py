@@ -2,6 +2,9 @@
 
 from setgames.registry import GameInfo
 
+# The documentation's picture (docs/img/tethsi.svg): config, deal seed, moves played by greedy bots.
+DOCS_PICTURE = ({}, 7, 8)
+
 DESCRIPTOR = GameInfo(
     name="tethsi",
     title="Tet Hsi",
@@ -12,6 +15,8 @@ DESCRIPTOR = GameInfo(
     card_style="decktet",
     drawing="tethsi_env.draw:draw",
     ppo_weights="tethsi_env:weights",
+    ladder="tethsi_env.levels:LADDER",
+    docs_picture="tethsi_env.descriptor:DOCS_PICTURE",
     greedy_features="tethsi_env.greedy:greedy_features",
     greedy_features_engine="tethsi_env.greedy:greedy_features_engine",
     greedy_feature_names="tethsi_env.greedy:FEATURES",

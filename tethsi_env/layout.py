@@ -1,7 +1,7 @@
 """Tet Hsi action ids and observation layout, with the lookup tables the hot
 path reads (built once at import, never per step).
 
-Actions, one ``Discrete(704)`` in five blocks (``RULINGS.md`` section 2, turn steps):
+Actions, one ``Discrete(704)`` in five blocks (``tethsi_env/README.md``, rules choice 11):
 
 - ``discard`` (36): discard center card ``card`` (ids 0..35 = card ids);
 - ``take`` (1): put the remaining center card in your front;

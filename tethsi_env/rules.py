@@ -1,6 +1,6 @@
 """Tet Hsi rules: a pure game layer (no PettingZoo) over Python-int card masks.
 
-Rules summary (``tethsi-rules.txt`` as read by ``RULINGS.md`` section 2):
+Rules summary (as ``tethsi_env/README.md``, "Rules summary" and "Rules choices", states it):
 
 - Two players, the 36 standard Decktet cards. Deal 8 cards to each player, 2
   face up to the center; the other 18 form the draw pile.
@@ -25,7 +25,7 @@ Rules summary (``tethsi-rules.txt`` as read by ``RULINGS.md`` section 2):
 
 Choices where the texts are silent (documented constants / config; see README):
 
-- ``first_player``: 0 (default, RULINGS section 2), 1, or ``"random"`` (drawn
+- ``first_player``: 0 (default, ``tethsi_env/README.md``, rules choice 1), 1, or ``"random"`` (drawn
   from the game's generator *after* the shuffle, so the deal of a seed does
   not depend on this option).
 - Deal order: a permutation of the 36 ids; cards 0-7 to seat 0, 8-15 to seat

@@ -1,6 +1,6 @@
 """Automatic claims on a newly active card, in priority order.
 
-Rules applied (``RULINGS.md`` section 4 "Claims"), checked every time a card
+Rules applied (``tusac_env/README.md``, rules choice 20), checked every time a card
 becomes active (discarded or hit), never when a card is passed on
 (:data:`RECHECK_AFTER_PASS` is False):
 

@@ -2,6 +2,9 @@
 
 from setgames.registry import GameInfo
 
+# The documentation's picture (docs/img/tusac.svg): config, deal seed, moves played by greedy bots.
+DOCS_PICTURE = ({"num_players": 4}, 1, 6)
+
 DESCRIPTOR = GameInfo(
     name="tusac",
     title="Tu Sac",
@@ -13,4 +16,7 @@ DESCRIPTOR = GameInfo(
     card_style="chess",
     drawing="tusac_env.draw:draw",
     ppo_weights="tusac_env:weights",
+    ladder="tusac_env.levels:LADDER",
+    ppo_note="plays greedy's moves: greedy, not learned",
+    docs_picture="tusac_env.descriptor:DOCS_PICTURE",
 )

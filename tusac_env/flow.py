@@ -1,6 +1,6 @@
 """The Tu Sac turn flow: deal, legal actions, and what each action does.
 
-Rules applied (``RULINGS.md`` section 4 "Players", "Blocks", "Flow"):
+Rules applied (``tusac_env/README.md``, rules choices 17, 18, 19 and 21):
 
 - deal 20 cards to each player, 21 to the first; Quans go public at once; every
   player's Khap count is announced;

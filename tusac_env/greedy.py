@@ -7,7 +7,7 @@ whose outs count only cards the seat has not seen).
 - **Meld when it pays**: every legal meld keeps or lowers the trash count and
   is followed by a discard, so the bot melds whenever it may, choosing the
   meld that leaves the least trash, then the most valuable set (set values of
-  ``RULINGS.md`` section 4: :data:`tusac_env.greedy_prefs.MELD_VALUE`), then
+  ``tusac_env/README.md``, rules choice 22: :data:`tusac_env.greedy_prefs.MELD_VALUE`), then
   the one that keeps the most outs for the remaining trash (a waiting hand),
   else it hits or passes.
 - **Discard a worst card** (fewest outs, the rules' own hint), which also never

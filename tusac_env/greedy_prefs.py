@@ -12,6 +12,6 @@ import (issue #34). This module imports nothing, so either copy may load first.
 __all__ = ["MELD_VALUE"]
 
 # Among melds that leave the same trash, the more valuable set: the winner's set values of
-# RULINGS.md section 4 (a pair is worth nothing, four pawns two). Every meld kind of
+# tusac_env/README.md, rules choice 22 (a pair is worth nothing, four pawns two). Every meld kind of
 # tusac_env.melds.MELDS needs an entry: the compiled copy refuses to load without one.
 MELD_VALUE = {"king": 1, "pair": 0, "triple": 1, "kgm": 1, "rcn": 1, "pawns3": 1, "pawns4": 2}

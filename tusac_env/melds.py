@@ -1,6 +1,6 @@
 """Which sets an active card can join, and the block bookkeeping every rule uses.
 
-Rules applied (``RULINGS.md`` section 4): a meld is the active card plus up to 3
+Rules applied (``tusac_env/README.md``, rules choices 16 and 21): a meld is the active card plus up to 3
 private cards forming a valid set (single king, pair, triple,
 king+guard+minister or rook+cannon+knight of one color, 3 or 4 pawns of
 different colors); Khap cards join no set but their own Khui; a meld must not

@@ -3,8 +3,8 @@
 Relative seat ``r`` in every per-player feature is the player ``r`` places
 after the observer in turn order (``r = 0`` is the observer). A player sees
 their own private block and Khap types, every public block, the dead pile,
-the active card and how it came, private block sizes and Khap counts (public
-by ``RULINGS.md`` section 4), the pending decision, their own trash count and,
+the active card and how it came, private block sizes and Khap counts (public:
+``tusac_env/README.md``, rules choice 18), the pending decision, their own trash count and,
 when they must discard, which of their cards are *worst* (the "Find Trash" hint).
 
 How: the state keeps every seat's observation up to "dead" (its *prefix*) in

@@ -1,4 +1,6 @@
-"""Tu Sac rules as a :class:`~setgames.game.Game` (``RULINGS.md`` section 4).
+"""Tu Sac rules as a :class:`~setgames.game.Game`.
+
+The rules: ``tusac_env/README.md``, "Rules summary" and "Rules choices".
 
 Summary: 2-4 players, 112 cards (4 colors x 7 pieces x 4 copies); 20 cards
 each, 21 to the first player, who discards first (or wins at once with no

@@ -1,6 +1,6 @@
 """Tu Sac scoring: hand value, winning amount, side payments and the penalty rule.
 
-Rules applied (``RULINGS.md`` section 4 "Scoring"):
+Rules applied (``tusac_env/README.md``, rules choices 22, 23 and 24):
 
 - set values: Quan 8, Khui 6, Khap (triple left in a private block) 3, four
   pawns 2, pair 0, every other set 1; the winner's hand value is their public

@@ -1,6 +1,6 @@
 """Tu Sac game state, config and the constants every rules module shares.
 
-Rules summary (``RULINGS.md`` section 4): 112 cards, 28 types (``color * 7 +
+Rules summary (``tusac_env/README.md``, rules choices 15 and 18): 112 cards, 28 types (``color * 7 +
 piece``), 4 copies each. A hand is a public block (valid sets everyone sees)
 and a private block. Quans (four of a type dealt to one player) go public at
 the deal; Khaps (three of a type in a private block) are never broken, never
@@ -52,8 +52,8 @@ DRAW_LIMIT = 7  # a hit with this many cards (or fewer) left in the draw pile en
 
 # Set kinds a public block can hold, in observation order.
 PUBLIC_KINDS = ("quan", "khui", "king", "pair", "triple", "kgm", "rcn", "pawns3", "pawns4")
-# Set values for the winner's hand (RULINGS 4 "Scoring"); "khap" is a triple left in a private
-# block, "quad" only arises inside a private arrangement handed back by the kernel.
+# Set values for the winner's hand (tusac_env/README.md, rules choice 22); "khap" is a
+# triple left in a private block, "quad" only arises inside a private arrangement handed back by the kernel.
 KIND_VALUES = {
     "quan": 8, "khui": 6, "khap": 3, "pawns4": 2, "pair": 0,
     "king": 1, "triple": 1, "quad": 1, "kgm": 1, "rcn": 1, "pawns3": 1,

@@ -8,8 +8,8 @@ included), and the counts of cards it has not seen, from its own view
 (``tusac_env.melds.unseen_counts``: 4 minus own private cards, every public
 block, the dead pile and the active card). The answers come from
 :mod:`setgames.kernels.tusac` (``trash_discards``, ``outs``,
-``worst_discards``), the same test the penalty rule applies (RULINGS.md
-section 4, "Worst cards").
+``worst_discards``), the same test the penalty rule applies (``tusac_env/README.md``,
+rules choice 25).
 """
 
 from __future__ import annotations

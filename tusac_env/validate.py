@@ -3,7 +3,7 @@
 A state passes when every field has its type, length and range; each of the
 28 types is held exactly four times over the private blocks, the public
 blocks, the dead pile, the draw pile and the active card, the only zones a
-card can be in (card conservation, ``RULINGS.md`` section 4: a discarded or hit
+card can be in (card conservation, ``tusac_env/README.md``, rules choices 20 and 21: a discarded or hit
 card is the active card until it is melded into a public block or hit onto the
 dead pile; :meth:`~tusac_env.rules.TuSacGame.position` fills in the cards it is
 not given);

@@ -48,7 +48,8 @@ __all__ = ["FEATURE_NAMES", "WEIGHTS", "features", "fit", "log_loss", "model_det
            "model_determinizer", "training_rows", "type_odds", "uniform_weights"]
 
 
-# The other card types that make a set with each type (RULINGS.md section 4): its meld partners.
+# Each type's meld partners: the other card types that make a set with it
+# (tusac_env/README.md, rules choice 16).
 _FAMILY = tuple(tuple(x for x in PARTNERS[t] if x != t) for t in range(NUM_TUSAC_TYPES))
 
 FEATURE_NAMES = (

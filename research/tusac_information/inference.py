@@ -8,7 +8,7 @@ could meld melds it. So each of these public non-events rules hands out:
 - a card became active and **no claim** followed: nobody but its discarder
   held a Khap of its type (the Khui is automatic), nobody could meld it into a
   trash-free hand (the win is automatic), and no player other than the
-  current one held a claimable pair of it (RULINGS.md section 4, "Claims");
+  current one held a claimable pair of it (``tusac_env/README.md``, rules choice 20);
 - a player **hit** the card they faced, or **passed** the card they had hit:
   they had no legal meld of it, on the reading that a player melds whenever
   they can (every built-in bot does: a legal meld never raises the trash, and
@@ -77,7 +77,7 @@ def _could_win(counts: list[int], khaps: tuple[int, ...], trash: int, a: int) ->
 
 
 def _would_claim_pair(counts: list[int], khaps: tuple[int, ...], trash: int, a: int) -> bool:
-    """The pair claim on ``a`` is not refused (RULINGS section 4, "Pair")."""
+    """The pair claim on ``a`` is not refused (``tusac_env/README.md``, rules choice 20)."""
     rest = counts[:]
     rest[a] = 0
     if kern.min_trash(rest, khaps) > trash:

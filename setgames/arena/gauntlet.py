@@ -73,7 +73,8 @@ def gauntlet_seed(seed_set: int = 0) -> int:
 
 def gauntlet_games(configs: Sequence[str] | None = None) -> list[tuple[str, ArenaGame]]:
     """The ladder's games and configs as ``(key, ArenaGame)``, in the table's order;
-    ``configs`` (keys such as ``"bharg-3p"``) keeps only those.
+    ``configs`` (keys of :func:`~setgames.bots.levels.config_key`, such as ``"<game>-3p"``) keeps
+    only those.
 
     Raises:
         ValueError: a key that is not one of the ladder's.

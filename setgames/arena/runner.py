@@ -117,7 +117,7 @@ class ArenaGame:
     """One game and config to play the round robin on.
 
     Attributes:
-        game: a registry name (``"tethsi"``) or a :class:`Game` subclass
+        game: a registry name (:func:`~setgames.registry.game_names`) or a :class:`Game` subclass
             (importable at module level, so workers can rebuild it).
         config: keyword config for the game.
     """

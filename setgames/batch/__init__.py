@@ -6,8 +6,8 @@ found by :func:`batch_class`; the core never names a game. The views over any
 batch are :class:`setgames.batch.gym_vector.BatchVectorEnv` (Gymnasium 1.x
 ``VectorEnv``) and :class:`setgames.batch.sb3_vec.BatchVecEnv` (SB3 ``VecEnv``).
 
-The protocol a game's ``Batch`` class provides (Tet Hsi's:
-:class:`tethsi_env._batch.Batch`; its tests are the checklist). Each game's
+The protocol a game's ``Batch`` class provides (each built-in game's ``<game>_env._batch.Batch``;
+their tests are the checklist). Each game's
 ``Batch`` is ``cdef class Batch(GuardedCore)``: the game's module holds the C
 state and the per-slot work, the base class :mod:`setgames.batch._guard` the
 public methods, which check the options and arguments, admit one call at a
@@ -41,9 +41,9 @@ keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`)
   seed=final_seed[i])`` replays it), ``final_learner_seat`` and, under
   ``"same_step"``, ``final_obs`` (its last observation).
 - Rewards: every reward a seat earns reaches it. What the seats earn before
-  the learner's first move of a game (Bharg: a round the opponents end) is
+  the learner's first move of a game (a round the opponents end, in match play) is
   paid with the learner's first step of that game. A deal the other seats
-  end before the learner acts (Bharg, Tu Sac) is skipped and counted in
+  end before the learner acts (where a game allows it) is skipped and counted in
   ``skipped_deals`` (``short_deals="skip"``), or (``"play"``) shown to the
   learner as a one-step episode: its final observation, only action 0 legal,
   a no-op whose step ends it with the learner's rewards of the deal (so win
@@ -71,7 +71,7 @@ keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`)
   the cards the seat has not seen (``game.determinize``'s C twins, each deal
   shared by every action): the root values of a one-step search, a one-step
   improvement on greedy.
-- ``greedy_features(out=None)`` (Tet Hsi and Bharg): what the greedy bot weighs
+- ``greedy_features(out=None)`` (games whose descriptor has ``greedy_features``): what the greedy bot weighs
   for each move of the seat to act (the game's ``greedy_features`` table,
   flattened; ``(B, k)`` float32), the ``features`` prior of ``setgames train``.
 

@@ -11,7 +11,7 @@ inside the ``nogil`` step. Each reproduces numpy's algorithm draw for draw
   PCG64's ``srandom``: state 0, increment ``2 * initseq + 1``, step, add the
   initial state, step);
 - ``sg_pcg64_seed_seq(r, ints, n)``: ``np.random.PCG64([ints[0], ..., ints[n-1]])``
-  for a short list of ints below 2**64 (Bharg's ``[seed, draws]``);
+  for a short list of ints below 2**64 (a game's ``[seed, draws]``);
 - ``sg_pcg64_next64`` / ``sg_pcg64_next32``: PCG64's XSL-RR output and its
   32-bit draws, which return the two halves of one 64-bit draw (low first),
   as numpy's ``pcg64_next32`` keeps the high half in ``uinteger``;

@@ -23,7 +23,7 @@ keeps it):
 - ``reset(seed=s)`` seeds slot ``i`` with ``s + i``: its first game is the
   game ``raw_env().reset(seed=s + i)`` deals.
 - **Rewards**: what the learner's seat earned on the step. What it earns
-  before its first move of a game (Bharg match play: the seats before it can
+  before its first move of a game (match play: the seats before it can
   score) is added to its first step's reward in that game, as
   :class:`~setgames.wrappers.SingleAgentEnv` and the batch do, so a game's
   rewards sum to its returns for the learner's seat.
@@ -57,7 +57,8 @@ returned are copies (trainers keep them across steps), the batch's step
 itself allocates nothing.
 
 >>> import gymnasium as gym
->>> envs = gym.make_vec("setgames/tethsi-v0", num_envs=4, vectorization_mode="vector_entry_point")
+>>> from setgames.registry import game_names
+>>> envs = gym.make_vec(f"setgames/{game_names()[0]}-v0", num_envs=4, vectorization_mode="vector_entry_point")
 >>> obs, infos = envs.reset(seed=7)
 >>> obs.shape, envs.action_masks().shape, envs.autoreset_mode.name
 ((4, 304), (4, 704), 'SAME_STEP')
@@ -95,7 +96,7 @@ class BatchVectorEnv(VectorEnv):
     """``num_envs`` games of one game as a Gymnasium ``VectorEnv`` on its batched engine.
 
     Args:
-        game: a registry name (``"tethsi"``), a Game subclass or instance (required).
+        game: a registry name (:func:`~setgames.registry.game_names`), a Game subclass or instance (required).
         num_envs: the number of slots.
         opponents: ``"random"``, ``"greedy"`` or ``"search:iters=N[,z=Z]"`` (the other seats,
             played in C).

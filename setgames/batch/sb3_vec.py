@@ -27,7 +27,7 @@ the batch's step. The contract is SB3's and the one vocabulary of the views
 - ``render_mode="rgb_array"``: ``get_images()`` draws each slot's learner view.
 
 >>> from sb3_contrib import MaskablePPO                                  # doctest: +SKIP
->>> venv = BatchVecEnv("tethsi", num_envs=64, opponents="greedy")       # doctest: +SKIP
+>>> venv = BatchVecEnv(GAME, num_envs=64, opponents="greedy")          # doctest: +SKIP
 >>> MaskablePPO("MlpPolicy", venv).learn(10_000)                         # doctest: +SKIP
 """
 
@@ -57,7 +57,7 @@ class BatchVecEnv(VecEnv):
     """``num_envs`` games of one game as an SB3 ``VecEnv`` on its batched engine.
 
     Args:
-        game: a registry name (``"tethsi"``), a Game subclass or instance (required).
+        game: a registry name (:func:`~setgames.registry.game_names`), a Game subclass or instance (required).
         num_envs: the number of slots.
         opponents: ``"random"``, ``"greedy"`` or ``"search:iters=N[,z=Z]"`` (played in C).
         learner_seat: a seat, ``"rotate"`` or ``"random"``.

@@ -104,8 +104,8 @@ def _tusac_counts(rng: np.random.Generator, n: int, cards: int = 20) -> np.ndarr
 
 
 def _tusac_sets() -> dict[str, list[tuple[int, ...]]]:
-    """Every valid Tu Sac set as a tuple of card types, by kind (``RULINGS.md``
-    section 4): a single king; 2, 3 or 4 identical cards; king+guard+minister
+    """Every valid Tu Sac set as a tuple of card types, by kind (``tusac_env/README.md``,
+    rules choice 16): a single king; 2, 3 or 4 identical cards; king+guard+minister
     or rook+cannon+knight of one colour; 3 or 4 pawns of different colours."""
     king, guard, minister, rook, cannon, knight, pawn = range(7)
     colours = [7 * c for c in range(4)]

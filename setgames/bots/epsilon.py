@@ -42,7 +42,8 @@ class EpsilonBot(Bot):
         seed: seeds the coin, the random moves and (through a derived seed) ``inner``.
 
     >>> from setgames.bots import make_bot
-    >>> bot = make_bot("greedy", "tethsi", seed=0, epsilon=0.25)
+    >>> from setgames.registry import game_names
+    >>> bot = make_bot("greedy", game_names()[0], seed=0, epsilon=0.25)
     >>> bot.name, bot.epsilon, type(bot.inner).__name__
     ('epsilon', 0.25, 'GreedyTetHsiBot')
     """

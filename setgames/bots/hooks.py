@@ -1,7 +1,7 @@
 """What a game lends the search: :class:`GameHooks`, found through the game registry.
 
-A game's package builds one ``GameHooks`` (Tet Hsi's, Bharg's and Tu Sac's
-live beside their greedy bots, ``<game>_env/greedy.py``) and names it in its
+A game's package builds one ``GameHooks`` (the built-in games' live beside
+their greedy bots, ``<game>_env/greedy.py``) and names it in its
 descriptor (``search_hooks``); :func:`game_hooks` looks it up, so the search
 itself names no game.
 """
@@ -36,8 +36,8 @@ class GameHooks:
             ``rollout_switch_z``, ``rollout_max_steps`` (rollout mode).
         base_rollout: ``(game, state, action, limit) -> returns or None``: plays
             ``action`` on a copy of ``state`` and then the game's greedy bot for
-            every seat to the end, faster than stepping the rules layer (Tu Sac:
-            compiled on the engine); the per-seat returns, or None to fall back
+            every seat to the end, faster than stepping the rules layer (for
+            example compiled on the engine); the per-seat returns, or None to fall back
             on the rules layer (not over within ``limit`` steps, no engine). Rollout
             mode uses it when its policy is the greedy bot: the same games, so the
             same decisions.

@@ -6,7 +6,7 @@ iteration re-deals the hidden cards with ``game.determinize(state, seat, rng)``
 UCB restricted to the actions legal in that determinization (the
 "availability" counts of Cowling, Powley and Whitehouse 2012), expands one
 action, finishes the game with a fast rollout policy and backs the result
-up. Edges are keyed by ``(seat, action)``: in Tu Sac who acts next can
+up. Edges are keyed by ``(seat, action)``: in a game with automatic claims who acts next can
 depend on hidden cards (automatic claims), so one node may see different
 movers in different determinizations.
 
@@ -36,7 +36,7 @@ determinizations give a standard error of about 0.12 on a root action's win
 share, while the root actions of these games differ by 0.02 to 0.15; taking
 the best of up to ten such noisy means and switching at 1 SE made frequent
 wrong switches, and the fast policies (and the evaluation at a 4-step
-cut-off in Bharg) are not the greedy player, so their rollouts valued moves
+cut-off, where a game's hooks cut rollouts off) are not the greedy player, so their rollouts valued moves
 for a game the opponent does not play.
 
 Root sweep (``below="tree"``; the default for games with a fast policy but no greedy bot):

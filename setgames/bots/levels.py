@@ -1,6 +1,10 @@
 """The strength ladder: ``level:1`` (Beginner) to ``level:6`` (Master), and the gauntlet's references.
 
-One versioned table holds everything two people's reports must agree on:
+One versioned ladder holds everything two people's reports must agree on. The
+logic and the shared rungs live here; each game's own numbers (its epsilons, its
+gauntlet configs and its references' ratings) live in its package, as a
+:class:`GameLadder` its descriptor names (``GameInfo.ladder``), read through
+:mod:`setgames.registry`:
 
 - :data:`LEVELS`: per level, its name and the bot spec it stands for in each
   game (``level:N`` is a bot spec on every command: ``arena``, ``play
@@ -8,16 +12,17 @@ One versioned table holds everything two people's reports must agree on:
   existing bots: ``random``; ``greedy`` weakened by ``epsilon`` (a share of
   uniformly random moves, :mod:`setgames.bots.epsilon`); ``greedy``; and the
   the compiled search (``search``, its default budget).
-- :data:`GAUNTLET_CONFIGS`, :data:`REFERENCES` and :data:`REFERENCE_ELO`:
+- :data:`GAUNTLET_CONFIGS`, :data:`REFERENCES` and :data:`REFERENCE_ELO`
+  (the first and last gathered from the games' ladders when read):
   what ``setgames eval`` plays a bot against, and the fixed ratings those
   references hold, per game and config (measured with
   ``python benchmarks/levels.py``, see :func:`setgames.arena.gauntlet.measure_ladder`).
 - :data:`RATING_ANCHORS`: the scale of the gauntlet's rating, random (level 1)
   at 0 and greedy (level 5) at 1000 in every game and config.
 
-Any change to a level's spec, a reference, a config or a constant changes
-what a rating means: raise :data:`LADDER_VERSION` with it (the gauntlet's
-seeds derive from the version, so its games change too).
+Any change to a level's spec, a reference, a config or a constant, here or in a
+game's ladder, changes what a rating means: raise :data:`LADDER_VERSION` with it
+(the gauntlet's seeds derive from the version, so its games change too).
 """
 
 from __future__ import annotations
@@ -25,24 +30,71 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from setgames import registry
+
 __all__ = [
-    "GAUNTLET_CONFIGS",
+    "GAUNTLET_CONFIGS",  # noqa: F822 (gathered by the module __getattr__ when read)
     "LADDER_VERSION",
     "LEVELS",
     "LEVEL_PREFIX",
     "RATING_ANCHORS",
     "REFERENCES",
-    "REFERENCE_ELO",
+    "REFERENCE_ELO",  # noqa: F822 (as GAUNTLET_CONFIGS)
+    "GameLadder",
     "Level",
     "bot_title",
     "config_key",
+    "game_ladders",
+    "gauntlet_configs",
     "level",
     "level_spec",
     "parse_level",
+    "reference_elo",
 ]
 
 LADDER_VERSION = 2
 LEVEL_PREFIX = "level:"
+
+
+Config = tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class GameLadder:
+    """One game's numbers on the ladder (its package holds it; the registry finds it).
+
+    Attributes:
+        epsilons: the share of random moves of greedy at levels 2, 3 and 4
+            (``greedy:epsilon=E``), weakest first.
+        gauntlet: the gauntlet's configs of the game, each with its items sorted
+            and the Elo every reference holds there (:data:`REFERENCES`, level 1
+            at 0), as ``(config, {reference: elo})`` pairs in the order played.
+    """
+
+    epsilons: tuple[float, float, float]
+    gauntlet: tuple[tuple[Config, dict[str, float]], ...]
+
+    def level_spec(self, number: int) -> str:
+        """The bot spec level ``number`` (1..6) plays in this game."""
+        if number in _SHARED_SPECS:
+            return _SHARED_SPECS[number]
+        return f"greedy:epsilon={self.epsilons[number - 2]:g}"
+
+
+# The rungs every game shares: the anchored scale needs random (level 1) and greedy (level 5)
+# everywhere, and level 6 is the compiled search at its default budget (the strongest bot
+# the library has); levels 2 to 4 are each game's greedy with its own share of random moves.
+_SHARED_SPECS = {1: "random", 5: "greedy", 6: "search"}
+
+
+def game_ladders() -> tuple[tuple[str, GameLadder], ...]:
+    """The registered games that have a ladder, with it, in the registry's order."""
+    out = []
+    for name in registry.game_names():
+        ladder = registry.part(name, "ladder")
+        if ladder is not None:
+            out.append((name, ladder))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -52,12 +104,15 @@ class Level:
     Attributes:
         number: 1 (weakest) to 6 (strongest).
         name: what people read ("Beginner").
-        specs: per game name, the built-in bot spec the level plays.
     """
 
     number: int
     name: str
-    specs: tuple[tuple[str, str], ...]
+
+    @property
+    def specs(self) -> tuple[tuple[str, str], ...]:
+        """Per game name (the games with a ladder), the built-in bot spec the level plays."""
+        return tuple((name, ladder.level_spec(self.number)) for name, ladder in game_ladders())
 
     def spec(self, game_name: str) -> str:
         """The bot spec this level plays in ``game_name``.
@@ -65,44 +120,32 @@ class Level:
         Raises:
             ValueError: the ladder has no entry for that game.
         """
-        for name, spec in self.specs:
+        specs = self.specs
+        for name, spec in specs:
             if name == game_name:
                 return spec
-        have = ", ".join(name for name, _ in self.specs)
+        have = ", ".join(name for name, _ in specs)
         raise ValueError(f"level:{self.number} is defined for {have}, not for {game_name!r}")
 
 
-def _every_game(spec: str) -> tuple[tuple[str, str], ...]:
-    return tuple((name, spec) for name in ("tethsi", "bharg", "tusac"))
-
-
-# Levels 2 to 4 are greedy with a share of random moves, chosen per game so that they split the
-# Elo between random and greedy into about four equal steps; level 5 is greedy itself, level 6 the
-# compiled search at its default budget (the strongest bot the library has). Tu Sac's greedy beats
-# random by much less (about 150-220 Elo) than the others' (430-620), so its steps are the narrow
-# ones, and the search's edge over greedy is small in Tet Hsi and Tu Sac: docs/levels.md gives
-# every measured step and which of them reach 58%.
+# Levels 2 to 4 split the Elo between random and greedy into about four equal steps in each
+# game (each game's ladder says how); docs/levels.md gives every measured step and which of
+# them reach 58%.
 LEVELS: tuple[Level, ...] = (
-    Level(1, "Beginner", _every_game("random")),
-    Level(2, "Novice", (("tethsi", "greedy:epsilon=0.7"), ("bharg", "greedy:epsilon=0.8"),
-                        ("tusac", "greedy:epsilon=0.8"))),
-    Level(3, "Intermediate", (("tethsi", "greedy:epsilon=0.45"), ("bharg", "greedy:epsilon=0.55"),
-                              ("tusac", "greedy:epsilon=0.5"))),
-    Level(4, "Advanced", (("tethsi", "greedy:epsilon=0.2"), ("bharg", "greedy:epsilon=0.3"),
-                          ("tusac", "greedy:epsilon=0.25"))),
-    Level(5, "Expert", _every_game("greedy")),
-    Level(6, "Master", _every_game("search")),
+    Level(1, "Beginner"),
+    Level(2, "Novice"),
+    Level(3, "Intermediate"),
+    Level(4, "Advanced"),
+    Level(5, "Expert"),
+    Level(6, "Master"),
 )
 
-# The games and configs of the gauntlet, as (game name, config) with the config's items sorted.
-GAUNTLET_CONFIGS: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
-    ("tethsi", ()),
-    ("bharg", (("num_players", 2),)),
-    ("bharg", (("num_players", 3),)),
-    ("tusac", (("num_players", 2),)),
-    ("tusac", (("num_players", 3),)),
-    ("tusac", (("num_players", 4),)),
-)
+
+def gauntlet_configs() -> tuple[tuple[str, Config], ...]:
+    """The games and configs of the gauntlet, as (game name, config) with the config's items
+    sorted, from the games' ladders (:data:`GAUNTLET_CONFIGS`)."""
+    return tuple((name, config) for name, ladder in game_ladders() for config, _ in ladder.gauntlet)
+
 
 # The gauntlet's references: every level, then the named bots that are not a level already
 # (level 1 is random, level 5 greedy, level 6 the default search).
@@ -115,28 +158,31 @@ RATING_ANCHORS: dict[str, float] = {"level:1": 0.0, "level:5": 1000.0}
 # (Bradley-Terry over the ladder's steps, duplicate deals; docs/levels.md has the steps):
 # version 2: `python benchmarks/levels.py --games 400 --workers 2 --seed 1`, every step from 400
 # games (402 at 3 players); level 6 and ppo from `--only level:5,level:6,ppo` (same count and
-# seed, the search at its default budget per game), counted from level 5's Elo.
-REFERENCE_ELO: dict[str, dict[str, float]] = {
-    "tethsi": {"level:1": 0.0, "level:2": 77.0, "level:3": 217.0, "level:4": 370.0,
-               "level:5": 497.0, "level:6": 549.0, "ppo": 538.0},
-    "bharg-2p": {"level:1": 0.0, "level:2": 193.0, "level:3": 379.0, "level:4": 489.0,
-                 "level:5": 602.0, "level:6": 702.0, "ppo": 606.0},
-    "bharg-3p": {"level:1": 0.0, "level:2": 163.0, "level:3": 337.0, "level:4": 467.0,
-                 "level:5": 583.0, "level:6": 676.0, "ppo": 634.0},
-    "tusac-2p": {"level:1": 0.0, "level:2": 70.0, "level:3": 132.0, "level:4": 166.0,
-                 "level:5": 220.0, "level:6": 233.0, "ppo": 226.0},
-    "tusac-3p": {"level:1": 0.0, "level:2": 36.0, "level:3": 106.0, "level:4": 139.0,
-                 "level:5": 193.0, "level:6": 215.0, "ppo": 204.0},
-    "tusac-4p": {"level:1": 0.0, "level:2": 29.0, "level:3": 87.0, "level:4": 112.0,
-                 "level:5": 168.0, "level:6": 185.0, "ppo": 161.0},
-}
+# seed, the search at its default budget per game), counted from level 5's Elo. The numbers are
+# in each game's ladder.
+def reference_elo() -> dict[str, dict[str, float]]:
+    """Each reference's Elo per config key (:func:`config_key`), from the games' ladders
+    (:data:`REFERENCE_ELO`)."""
+    return {config_key(name, config): dict(elo) for name, ladder in game_ladders()
+            for config, elo in ladder.gauntlet}
+
+
+def __getattr__(attr: str) -> Any:
+    # Gathered when read, not at import: the games' packages import this module for GameLadder,
+    # and a game registered later joins the tables.
+    if attr == "GAUNTLET_CONFIGS":
+        return gauntlet_configs()
+    if attr == "REFERENCE_ELO":
+        return reference_elo()
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 def config_key(game_name: str, config: tuple[tuple[str, Any], ...] | dict[str, Any]) -> str:
-    """The short name of a game and config in the tables: ``"tethsi"``, ``"bharg-3p"``.
+    """The short name of a game and config in the tables: the game's name, then its
+    player count and other options (``"cards-3p"``).
 
-    >>> config_key("tusac", {"num_players": 4}), config_key("tethsi", ())
-    ('tusac-4p', 'tethsi')
+    >>> config_key("cards", {"num_players": 4}), config_key("solo", ())
+    ('cards-4p', 'solo')
     """
     items = dict(config)
     players = items.pop("num_players", None)
@@ -176,7 +222,7 @@ def level(number: int) -> Level:
 def level_spec(number: int, game_name: str) -> str:
     """The bot spec level ``number`` plays in ``game_name``.
 
-    >>> level_spec(5, "bharg")
+    >>> level_spec(5, registry.game_names()[0])
     'greedy'
     """
     return level(number).spec(game_name)

@@ -2,8 +2,8 @@
 
 The weights of a game's policies ship in its package, in the folder its
 descriptor's ``ppo_weights`` field names (``"package:relative/folder"``, e.g.
-``"bharg_env:weights"``): one ``ppo*.npz`` per configuration trained (Bharg's
-``ppo-2p.npz`` and ``ppo-3p.npz``), each with its model card beside it;
+``"<game>_env:weights"``): one ``ppo*.npz`` per configuration trained (for a game
+of 2 or 3 players, ``ppo-2p.npz`` and ``ppo-3p.npz``), each with its model card beside it;
 :func:`weights_path` picks the file trained for a game's configuration (the same
 number of players, then the most options alike). :mod:`setgames.learn.ppo`
 trains and writes them. A weights file is an ``.npz`` of the policy's layers ``w0, b0, w1, b1,

@@ -1,4 +1,4 @@
-"""Bots by name: ``make_bot("greedy", "tethsi", seed=1)``.
+"""Bots by name: ``make_bot("greedy", game_name, seed=1)``.
 
 Three strengths for every game: ``random`` (uniform legal), ``greedy``
 (a rule-based player per game, in its package: ``<game>_env/greedy.py``,
@@ -24,15 +24,14 @@ from setgames.bots.lookup import greedy_class
 from setgames.bots.ppo import PpoBot
 from setgames.bots.search import SearchBot
 
-__all__ = ["BOT_DESCRIPTIONS", "BOT_NAMES", "greedy_class", "make_bot", "parse_bot_spec"]
+__all__ = ["BOT_DESCRIPTIONS", "BOT_NAMES", "bot_descriptions", "greedy_class", "make_bot", "parse_bot_spec"]
 
 BOT_NAMES = ("random", "greedy", "ismcts", "ppo", "search", "level")
 BOT_DESCRIPTIONS = {
     "random": "uniform over the legal actions",
     "greedy": "the game's rule-based player (in its package)",
     "ismcts": "information-set Monte Carlo tree search (options: iterations, c, rollout, ...)",
-    "ppo": ("the trained policy shipped with the game's package (Tu Sac's plays greedy's moves: "
-            "greedy, not learned)"),
+    "ppo": "the trained policy shipped with the game's package",
     "search": ("compiled determinized search with greedy play-outs (options: iters, ms, z; infer where "
                "the game's search infers)"),
     "level": "strength levels level:1 to level:6: " + ", ".join(
@@ -42,15 +41,29 @@ _NOT_OPTIONS = ("seed", "game_name")  # make_bot's arguments, never a bot spec's
 EPSILON = "epsilon"  # the option every bot but a level takes: a share of random moves
 
 
+def bot_descriptions() -> dict[str, str]:
+    """:data:`BOT_DESCRIPTIONS` with what each game's descriptor says of its ``ppo`` policies
+    (``GameInfo.ppo_note``), after the game's title: the bots listing's words."""
+    from setgames import registry as games
+
+    notes = [f"{games.game_title(n)}'s {note}" for n in games.game_names()
+             if (note := games.describe(n).ppo_note)]
+    out = dict(BOT_DESCRIPTIONS)
+    if notes:
+        out["ppo"] += f" ({'; '.join(notes)})"
+    return out
+
+
 def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any) -> Bot:
     """A fresh bot ``name`` for game ``game_name`` seeded with ``seed``.
 
     Raises:
         ValueError: an unknown bot name, an unknown option or a bad option value.
 
-    >>> make_bot("random", "tethsi", seed=0).name
+    >>> from setgames.registry import game_names
+    >>> make_bot("random", game_names()[0], seed=0).name
     'random'
-    >>> make_bot("level", "tusac", seed=0, n=5).name
+    >>> make_bot("level", game_names()[-1], seed=0, n=5).name
     'greedy'
     """
     if name == "level":

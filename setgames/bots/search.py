@@ -32,7 +32,7 @@ _SEED_SPAN = 2**63
 
 
 def _inferring_searches() -> str:
-    """Which games' searches infer (their module's ``INFERS``), for a refusal: "only Tet Hsi's infers"."""
+    """Which games' searches infer (their module's ``INFERS``), for a refusal: "only <title>'s infers"."""
     titles = [f"{registry.game_title(n)}'s" for n in registry.game_names()
               if getattr(search_module(registry.make_game(n)), "INFERS", False)]
     if not titles:
@@ -45,7 +45,8 @@ class SearchBot(Bot):
 
     Args:
         seed: seeds the bot's generator (each decision's search seed is drawn from it).
-        game_name: the game it will play (its compiled search must be built).
+        game_name: the game it will play (its compiled search must be built); None: the
+            registry's first game.
         iters: re-deals per decision.
         ms: milliseconds per decision (with ``iters`` too, the first reached stops it).
         z: how many standard errors of the paired difference another move must beat the
@@ -56,9 +57,10 @@ class SearchBot(Bot):
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, game_name: str = "tethsi", iters: int | None = None,
+    def __init__(self, seed: int | None = None, game_name: str | None = None, iters: int | None = None,
                  ms: float | None = None, z: float = DEFAULT_Z, infer: float = 0.0):
         super().__init__(seed)
+        game_name = registry.game_names()[0] if game_name is None else game_name
         game = registry.make_game(game_name)
         module = search_module(game)
         if module is None:

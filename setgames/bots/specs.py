@@ -182,7 +182,7 @@ def bot_listing() -> list[tuple[str, str, str]]:
     (a plug-in that fails to import says so instead of a description)."""
     from setgames.bots import registry
 
-    rows = [(name, "built-in", desc) for name, desc in registry.BOT_DESCRIPTIONS.items()]
+    rows = [(name, "built-in", desc) for name, desc in registry.bot_descriptions().items()]
     for name, ep in sorted(plugins().items()):
         if name in BOT_NAMES:
             rows.append((name, ep.value, "hidden by the built-in bot of the same name"))

@@ -1,7 +1,7 @@
 """Card faces drawn in code: the Decktet and the Vietnamese chess cards.
 
-Decktet cards (Tet Hsi, Bharg) show their rank in the corner, a symbol per
-suit in the suit's colour and the card's name; Tu Sac's chess cards are tall
+Decktet cards show their rank in the corner, a symbol per
+suit in the suit's colour and the card's name; the chess cards are tall
 strips in their colour (red, yellow, green, white) with the piece's letter in
 a round token and its name. Backs and face-down piles show a count. Where
 many public cards share little room (a discard pile, a Set, a meld) a card is
@@ -146,7 +146,7 @@ def decktet_card(c: Canvas, x: float, y: float, card: int, action: int | None = 
 
 def chess_card(c: Canvas, x: float, y: float, ttype: int, action: int | None = None, label: str = "",
                count: int = 1, drawn: bool = False) -> None:
-    """Tu Sac card type ``ttype`` (``color * 7 + piece``): a strip in its colour
+    """Chess card type ``ttype`` (``color * 7 + piece``): a strip in its colour
     with the piece; ``count`` > 1 writes ``xN`` under the token (stacked copies);
     ``drawn`` marks it as the card just drawn."""
     color = ("red", "yellow", "green", "white")[ttype // 7]
@@ -212,7 +212,7 @@ def decktet_chip(c: Canvas, x: float, y: float, card: int, w: float = DECKTET_CH
 
 def chess_chip(c: Canvas, x: float, y: float, ttype: int, w: float = CHESS_CHIP_W, count: int = 1,
                drawn: bool = False) -> None:
-    """Tu Sac card type ``ttype`` as one line ``w`` wide in its colour: the piece's
+    """Chess card type ``ttype`` as one line ``w`` wide in its colour: the piece's
     letter and name, ``xN`` for ``count`` > 1; ``drawn`` marks it as the card just drawn."""
     color = ("red", "yellow", "green", "white")[ttype // 7]
     piece = TUSAC_PIECES[ttype % 7]

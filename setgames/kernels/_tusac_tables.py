@@ -1,4 +1,4 @@
-"""Generators of the Tu Sac trash and value tables (RULINGS.md section 4).
+"""Generators of the Tu Sac trash and value tables (``tusac_env/README.md``, rules choices 16 and 18).
 
 Every valid Tu Sac set but the mixed-colour pawn sets lies inside one colour,
 and inside a colour the king/guard/minister cards never share a set with the
@@ -41,7 +41,7 @@ __all__ = [
 
 MAX_COUNT = 4  # copies of each Tu Sac card type
 
-# Set values for the hand value, RULINGS.md section 4 ("every other set 1").
+# Set values for the hand value, tusac_env/README.md, rules choice 22 ("every other set 1").
 SET_VALUES = {
     "king": 1,
     "pair": 0,

@@ -1,6 +1,6 @@
 """Bharg set-checking kernel: bharg sets, bound cards and unbound value.
 
-Rules applied (``RULINGS.md`` sections 1 and 3):
+Rules applied (``docs/games/decktet.md``; ``bharg_env/README.md``, rules choices 11, 12 and 13):
 
 - a **set** is three or more cards whose suits, together, show every one of
   the six suits exactly once (Pawns and Courts give all three of their suits;

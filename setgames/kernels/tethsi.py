@@ -1,6 +1,6 @@
 """Tet Hsi set-checking kernel: which three standard Decktet cards form a Set.
 
-Rules applied (``RULINGS.md`` section 2): only the 36 standard cards (ids
+Rules applied (``tethsi_env/README.md``, rules choices 8, 9 and 10): only the 36 standard cards (ids
 0..35) take part. Aces and Crowns count their one suit twice, so every card
 shows two suit symbols and a triple shows six. With letters for distinct suits:
 

@@ -1,11 +1,12 @@
-"""Tu Sac set-checking kernels: trash, hand value, discards, outs (RULINGS.md section 4).
+"""Tu Sac set-checking kernels: trash, hand value, discards, outs.
 
 A Tu Sac private block is a 28-long count vector (``counts[ttype]`` in 0..4,
-``ttype = color * 7 + piece``) plus the types it holds as Khaps. Rules applied:
+``ttype = color * 7 + piece``) plus the types it holds as Khaps. Rules applied
+(``tusac_env/README.md``, rules choices 16, 18 and 25):
 
 - Valid sets: a single king; 2, 3 or 4 identical cards; king+guard+minister of
   one colour; rook+cannon+knight of one colour; 3 or 4 pawns of different
-  colours (RULINGS.md section 4).
+  colours (``tusac_env/README.md``, rules choice 16).
 - A Khap (three identical private cards, listed in ``khap_types``) is never
   broken and never trash: its three cards are taken out before anything else
   is computed. A fourth card of a Khap type, should one be present, is an

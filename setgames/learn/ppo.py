@@ -16,7 +16,7 @@ Throughput is reported as env steps a second including the network: every
 slot's step counts once (with opponents in C, one learner move and the
 opponents' replies; in self-play, one move of either seat).
 
-    setgames train tethsi --steps 5000000 --seed 1 --out runs/tethsi
+    setgames train GAME --steps 5000000 --seed 1 --out runs/GAME
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ class RowHead(nn.Module):
     """The move head: one small ReLU MLP, shared by every row of the greedy features, scores
     each row from that row alone; the score joins the logit of the move the row describes.
     A policy reads which features matter once for every move, where the body must learn
-    each move's inputs apart (a discard of each of 36 cards, in Tet Hsi).
+    each move's inputs apart (a discard of each of 36 cards, say).
 
     Args:
         cols: the features per row; hidden: the head's width; moves: the action of each row;

@@ -122,7 +122,7 @@ class Repl:
         return f"{agent_name(seat)} ({printable(bot_title(who))}): {label}"
 
     def say_move(self, seat: int, action: int | None, who: str, events_before: int) -> None:
-        """Print a move and what it set off where the game tells (Tu Sac: the
+        """Print a move and what it set off where the game tells (say, the
         card a hit turned up, automatic claims, the end); a None action is the
         bot's forfeit (the session's :attr:`~setgames.play.session.Session.forfeit`)."""
         forfeit = self.session.forfeit

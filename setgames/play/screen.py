@@ -28,7 +28,7 @@ __all__ = ["Colorizer", "agent_name", "forfeit_line", "format_moves", "pending_d
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
 _DIM = "\033[2m"
-# Tu Sac: the colour a card is printed in is its own colour; white on the
+# Chess cards: the colour a card is printed in is its own colour; white on the
 # usual dark terminal is bright white.
 TUSAC_ANSI = {"red": "\033[31m", "yellow": "\033[33m", "green": "\033[32m", "white": "\033[1;37m"}
 # Decktet suits: one distinct colour each, in SUIT_NAMES order.
@@ -64,7 +64,7 @@ class Colorizer:
         colors = "|".join(TUSAC_COLORS)
         pieces = "|".join(TUSAC_PIECES)
         self._chess = re.compile(rf"\b({colors})(\s+(?:{pieces})s?)?\b", re.IGNORECASE)
-        # Compact codes of the Tu Sac renders: colour letter + piece letter, e.g. "gK".
+        # Compact codes of the chess-card renders: colour letter + piece letter, e.g. "gK".
         self._chess_short = re.compile(r"\b([rygw])[KGMRCNP]\b")
         names = sorted(DECKTET_NAMES, key=len, reverse=True)
         self._decktet = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r"|"

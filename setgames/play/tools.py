@@ -1,7 +1,7 @@
 """What a game may lend the play session beyond its rules: :class:`TableTools`.
 
-A game's package builds one ``TableTools`` (Tu Sac's "Find Trash" and the
-warning before a non-worst discard: ``tusac_env/table.py``) and names it in its
+A game's package builds one ``TableTools`` (a hint command such as "Find Trash",
+a warning before a move: ``<game>_env/table.py``) and names it in its
 descriptor (``table_tools``). The front ends ask :func:`table_tools` and show
 what it gives: extra commands, a confirmation before a move, and lines for
 the events a move set off that its label does not tell. A game without tools
@@ -25,7 +25,7 @@ _Session = Any
 
 @dataclass(frozen=True)
 class TableCommand:
-    """An extra command of the prompt (``trash`` in Tu Sac).
+    """An extra command of the prompt (``trash``, say).
 
     Attributes:
         name: the word typed.
@@ -34,7 +34,7 @@ class TableCommand:
             :class:`~setgames.play.session.SessionError`, shown as one line).
         title: the button's caption in the web table (default: ``name``).
         picks: ``session -> legal action ids`` the answer points at, best
-            first (Tu Sac's Find Trash: the worst discards, then the other
+            first (a Find Trash hint: the worst discards, then the other
             trash); the web table selects them in turn, one a click.
     """
 
@@ -47,7 +47,7 @@ class TableCommand:
 
 @dataclass(frozen=True)
 class MoveWarning:
-    """A confirmation asked before a move (Tu Sac: a discard that is not among the worst).
+    """A confirmation asked before a move (say, a discard that is not among the worst).
 
     Attributes:
         message: what is wrong with the move.
@@ -65,7 +65,7 @@ class MoveWarning:
 @dataclass(frozen=True)
 class TableButton:
     """A button of the web table that plays the selected move of some action
-    blocks (Tu Sac: Meld, Hit, Pass, Discard, as at Vinagames).
+    blocks (say Meld, Hit, Pass, Discard, as at Vinagames).
 
     Attributes:
         title: the caption.
@@ -89,7 +89,7 @@ class TableTools:
         buttons: the web table's move buttons; with them a click on a card
             selects its move and a button plays it (without them a click plays).
         drawn_card: ``(game, before, after, seat, action) -> card or None``, the card
-            ``seat`` drew from a pile with ``action`` (Bharg's draw, Tu Sac's hit), which
+            ``seat`` drew from a pile with ``action`` (a draw, a hit), which
             the pictures mark as just drawn; None for a move that draws nothing.
     """
 
@@ -114,7 +114,7 @@ def table_tools(game_name: str) -> TableTools:
 
 def command_owner(word: str) -> str | None:
     """The title of a registered game with an extra command ``word``, or None
-    (so a Tu Sac command typed in another game is told apart from a typo)."""
+    (so one game's command typed in another game is told apart from a typo)."""
     for name in registry.game_names():
         has_tools = registry.describe(name).table_tools is not None
         if has_tools and any(c.name == word for c in table_tools(name).commands):

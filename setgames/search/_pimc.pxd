@@ -9,7 +9,7 @@ in ``_pimc.pyx``'s module doc.
 from setgames.batch._rng cimport sg_pcg64
 
 cdef enum:
-    SG_MAX_ACTIONS = 1024   # the most legal actions of any game's position (Tet Hsi's layout)
+    SG_MAX_ACTIONS = 1024   # the most legal actions of any game's position (the largest built-in layout)
     SG_MAX_SEATS = 4
     SG_MAX_DRAWS = 64       # re-deals drawn for one iteration before the last is kept anyway
 

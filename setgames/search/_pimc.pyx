@@ -12,9 +12,8 @@ move is the action with the highest mean; exact ties go to the policy's own
 move, then to the lowest id.
 
 Why this and not a tree (ISMCTS): against greedy it levels off within a few
-milliseconds a decision (Tet Hsi 60% at 4,096 re-deals, 8 ms), and at equal
-time per move it is level with the Python ISMCTS in Tet Hsi and ahead of it
-in Bharg. The search is a one-step improvement of its play-out policy; the
+milliseconds a decision (60% at 4,096 re-deals, 8 ms, in one game), and at equal
+time per move it is level with the Python ISMCTS or ahead of it. The search is a one-step improvement of its play-out policy; the
 figures and the curves are in ``docs/guides/strength.md``.
 
 A game may also weigh the re-deals by what the others did (``SgOps.accept``):

@@ -80,7 +80,7 @@ def _game_choices() -> list[dict[str, Any]]:
 
 def bot_choices(name: str) -> tuple[str, ...]:
     """The lobby's bots for game ``name``, weakest to strongest: :data:`BOT_CHOICES`, then
-    those its compiled search adds (Tet Hsi's inferring search, where the engine is built)."""
+    those its compiled search adds (an inferring search, where the engine is built)."""
     return _bot_choices(name) if name in registry.game_names() else BOT_CHOICES
 
 
@@ -346,7 +346,7 @@ class WebTable:
         return self.view()
 
     def tool(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Run the game's command ``name`` (Tu Sac: ``trash``): its text and picks."""
+        """Run the game's command ``name`` (``trash``, say): its text and picks."""
         s = self._need()
         command = next((c for c in self.tools.commands if c.name == data.get("name")), None)
         if command is None:

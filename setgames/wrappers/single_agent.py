@@ -6,7 +6,7 @@ The learner plays one seat; the other seats are played by bots (or by
 is over. The reward of a step is everything the learner's seat earned from
 its action up to its next turn, so a game that an opponent's move ends still
 pays the learner (negative when it lost). What the seat earns before its
-first move of a game (in Bharg match play the seats before it can end rounds
+first move of a game (in match play the seats before it can end rounds
 and score) is added to the reward of its first step in that game: every
 reward the seat earns reaches it, and an episode's rewards sum to the game's
 ``returns`` for the learner's seat. The batched views
@@ -14,7 +14,7 @@ reward the seat earns reaches it, and an episode's rewards sum to the game's
 batch make the same choice.
 
 >>> from setgames.wrappers import SingleAgentEnv
->>> env = SingleAgentEnv("bharg", opponents="random")      # doctest: +SKIP
+>>> env = SingleAgentEnv(GAME, opponents="random")         # doctest: +SKIP
 >>> obs, info = env.reset(seed=0)                            # doctest: +SKIP
 >>> obs, r, term, trunc, info = env.step(env.action_masks().nonzero()[0][0])  # doctest: +SKIP
 
@@ -104,7 +104,7 @@ class SingleAgentEnv(GameStatePickling, gym.Env):
     """One seat of a game as a Gymnasium environment; bots play the others.
 
     Args:
-        game: a registry name (``"bharg"``), a :class:`~setgames.game.Game`
+        game: a registry name (:func:`~setgames.registry.game_names`), a :class:`~setgames.game.Game`
             subclass, or a ``Game`` instance (then no ``config``).
         opponents: who plays the other seats: a bot name (``"random"``,
             ``"greedy"``, ...), a :class:`~setgames.bots.Bot`, a

@@ -67,7 +67,8 @@ def _per_step(game, state):
 ], ids=_id)
 def test_random_play_fuzz_keeps_every_invariant(cfg):
     game = BhargGame(**cfg)
-    # win/loss mode pays -1 to each loser (RULINGS section 3): zero-sum only with two players
+    # win/loss mode pays -1 to each loser (bharg_env/README.md, rules choice 5): zero-sum only
+    # with two players
     zero_sum = cfg.get("reward") != "win" or game.num_players == 2
     assert check_random_play(game, range(6), per_step=_per_step, check_every=3, zero_sum=zero_sum) > 0
 

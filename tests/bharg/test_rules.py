@@ -1,4 +1,4 @@
-"""Bharg rules, one test per rule (``bharg-rules.txt``, ``RULINGS.md`` section 3)."""
+"""Bharg rules, one test per rule (``bharg_env/README.md``, "Rules summary" and "Rules choices")."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_scores_from_each_opponent_with_three_players():
 
 
 def test_win_reward_mode_gives_minus_one_to_each_loser_with_three_players():
-    # RULINGS section 3: win/loss mode is +1 / -1, so three players sum to -1.
+    # bharg_env/README.md, rules choice 5: win/loss mode is +1 / -1, so three players sum to -1.
     g = BhargGame(num_players=3, reward="win")
     win_hand = cards("6MV", "6SY", "6LK", "9MS", "9VY", "9LK", "CL")
     st = make_state(g, [win_hand, cards("AM", "CM", "2SY", "3SK", "4VL", "5ML"),

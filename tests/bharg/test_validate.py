@@ -128,7 +128,7 @@ def test_observe_and_determinize_refuse_a_seat_that_is_not_one(seat):
 
 
 def test_win_mode_rewards_minus_one_per_loser_on_the_engine_too():
-    # RULINGS section 3: +1 / -1; the engine scores through the rules layer's _end_round.
+    # bharg_env/README.md, rules choice 5: +1 / -1; the engine scores through the rules layer's _end_round.
     from bharg_env.env import raw_env as bharg_raw
 
     env = bharg_raw(num_players=3, reward="win", engine=True)

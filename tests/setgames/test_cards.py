@@ -1,5 +1,6 @@
-"""The Decktet table of ``setgames.cards`` against RULINGS section 1 (transcribed
-independently in ``tests/tethsi/decktet_oracle.py``) and its sanity facts."""
+"""The Decktet table of ``setgames.cards`` against the deck transcribed independently in
+``tests/tethsi/decktet_oracle.py``, and the sanity facts the Decktet page states
+(``docs/games/decktet.md``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The standard Decktet and the Tet Hsi Set rule, written out independently
-of the library (from ``RULINGS.md`` sections 1 and 2) for brute-force oracles.
+of the library (the Decktet's own card list; ``tethsi_env/README.md``,
+rules choices 8, 9 and 10) for brute-force oracles.
 
 Nothing here imports ``setgames``: the tests compare the library against it.
 """
@@ -11,7 +12,7 @@ from collections import Counter
 
 SUITS = ("Moons", "Suns", "Waves", "Leaves", "Wyrms", "Knots")
 
-# (name, suits) for ids 0..35, transcribed from the RULINGS table.
+# (name, suits) for ids 0..35, transcribed by hand from the Decktet's card list.
 STANDARD_DECK = (
     [(f"Ace of {s}", (s,)) for s in SUITS]
     + [

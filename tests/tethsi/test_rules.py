@@ -1,4 +1,5 @@
-"""One test per Tet Hsi rule and ruling (RULINGS section 2), on hand-built positions."""
+"""One test per Tet Hsi rule and ruling (``tethsi_env/README.md``, "Rules summary" and
+"Rules choices"), on hand-built positions."""
 
 from __future__ import annotations
 

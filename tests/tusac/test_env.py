@@ -283,7 +283,8 @@ def test_golden_ansi_render_of_a_scripted_game_with_claims():
 
 @pytest.mark.parametrize("engine", [None, False])
 def test_first_hand_win_pays_out_when_the_game_starts(engine):
-    # RULINGS 4: the first player wins at once with no trash; value 1 (kgm) -> (3 + 1) + 10 = 14.
+    # tusac_env/README.md, rules choices 19 and 22: the first player wins at once with no trash;
+    # value 1 (kgm) -> (3 + 1) + 10 = 14.
     e = raw_env(num_players=2, engine=engine)
     state = e.game.position([hand("rK rG rM gP gP"), hand("rC wK yP")], pile("gG gM wM wG wG wM gG gM"))
     e.set_game_state(state)

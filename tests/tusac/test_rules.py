@@ -1,4 +1,5 @@
-"""One test per Tu Sac rule and ruling (RULINGS.md section 4), on hand-built positions.
+"""One test per Tu Sac rule and ruling (``tusac_env/README.md``, "Rules summary" and
+"Rules choices"), on hand-built positions.
 
 Expected values are worked by hand from the rule text (trash counts, payments).
 """

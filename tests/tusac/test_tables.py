@@ -1,8 +1,8 @@
 """The table-driven rules layer against independent references.
 
 The per-component tables of ``tusac_env.melds`` are checked exhaustively against
-a brute-force oracle written here from the rule text (RULINGS.md section 4: the
-valid sets; a Khap is three of a type, never broken, never trash), shared with the
+a brute-force oracle written here from the rule text (``tusac_env/README.md``, rules choices
+16 and 18: the valid sets; a Khap is three of a type, never broken, never trash), shared with the
 kernel's tests (``tests/setgames/kernels/tusac_oracle.py``). Whole-block
 answers (the winning meld, the worst discards, the waiting hand) are checked
 against the kernel (``setgames.kernels.tusac``, itself tested against its own

@@ -3,7 +3,7 @@
 The oracle never imports :mod:`setgames.kernels.bharg`: it reads the card table,
 tries every collection of disjoint blocks of the hand that are sets (>= 3 cards
 showing each suit exactly once), and binds by the Ace Pile's
-suit and the Excuse as ``RULINGS.md`` section 3 says.
+suit and the Excuse as ``bharg_env/README.md``, rules choices 11 and 12, say.
 """
 
 from __future__ import annotations

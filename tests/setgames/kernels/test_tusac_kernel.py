@@ -1,8 +1,8 @@
 """Tests of setgames.kernels.tusac against a brute-force oracle and the rule text.
 
 The oracle (``tests/setgames/kernels/tusac_oracle.py``) never imports the
-kernel: it lists every valid Tu Sac set over the 28 types (RULINGS.md
-section 4) and searches the whole count vector (no colour split, no tables).
+kernel: it lists every valid Tu Sac set over the 28 types (``tusac_env/README.md``,
+rules choice 16) and searches the whole count vector (no colour split, no tables).
 """
 
 from __future__ import annotations
@@ -157,7 +157,8 @@ def test_three_or_four_pawns_of_different_colours():
 
 
 def test_waiting_hands_have_two_trash():
-    # The pair-priority exception's hands (RULINGS 4): exactly 2 trash cards.
+    # The pair-priority exception's hands (tusac_env/README.md, rules choices 7 and 20):
+    # exactly 2 trash cards.
     assert tusac.min_trash(hand(tt(RED, PAWN), tt(GREEN, PAWN))) == 2
     assert tusac.min_trash(hand(tt(RED, ROOK), tt(RED, CANNON))) == 2
     assert tusac.min_trash(hand(tt(RED, ROOK), tt(RED, KNIGHT))) == 2
@@ -189,7 +190,7 @@ def test_khap_is_never_trash():
 
 
 def test_set_values_khap_four_pawns_pair_and_others():
-    # Khap 3, four pawns 2, a pair 0, every other set 1 (RULINGS 4).
+    # Khap 3, four pawns 2, a pair 0, every other set 1 (tusac_env/README.md, rules choice 22).
     g = tt(GREEN, MINISTER)
     counts = hand(g, g, g, *PAWNS, tt(RED, ROOK), tt(RED, ROOK), tt(RED, KING))
     assert tusac.max_value(counts, [g]) == 3 + 2 + 0 + 1

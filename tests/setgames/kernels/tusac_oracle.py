@@ -1,7 +1,7 @@
 """A brute-force Tu Sac oracle written from the rule text only, shared by the tests.
 
 It never imports the code under test: it lists every valid Tu Sac set over the
-28 types (RULINGS.md section 4) and searches the whole count vector (no colour
+28 types (``tusac_env/README.md``, rules choice 16) and searches the whole count vector (no colour
 split, no tables): the first card still held is either trash or in some valid
 set holding it.
 """

@@ -134,7 +134,7 @@ def _tusac_repl(seed: int, players: int = 2) -> tuple[Repl, io.StringIO]:
 
 
 def _outs_oracle(counts: list[int], unseen: list[int]) -> list[int]:
-    """Outs from the rule text alone (RULINGS 4 "Worst cards"): unseen copies of
+    """Outs from the rule text alone (``tusac_env/README.md``, rules choice 25): unseen copies of
     every card that, as the active card, makes a valid set with this card and
     other private non-Khap cards."""
     held = [c > 0 and c != 3 for c in counts]
