@@ -33,8 +33,8 @@ __all__ = ["COMMANDS", "Command", "main", "register_command"]
 DEFAULT_OUT = "arena-results"  # directory the arena writes its results to
 # The main job: 50 duplicate deals (100 games) a pairing is what a minute on 2 cores allows
 # with the compiled search at its default budget, and enough that search beats greedy and
-# greedy beats random clearly on Tet Hsi and Bharg (measured: 59 s, load ~0.6). On Tu Sac
-# search vs greedy stays unclear: 2,000 games put it at 52% (docs/guides/strength.md).
+# greedy beats random clearly in two games of three (measured: 59 s, load ~0.6). In the
+# third, search vs greedy stays unclear: 2,000 games put it at 52% (docs/guides/strength.md).
 DEFAULT_GAMES_PER_PAIRING = 100
 # The compiled search at each game's default budget (its search module's DEFAULT_ITERS), the
 # one the strength table is about; three bots keep the pairings to three a game.

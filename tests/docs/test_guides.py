@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-GUIDES = sorted((ROOT / "docs" / "guides").glob("*.md")) + [ROOT / "docs" / "getting-started.md"]
+GUIDES = [*sorted((ROOT / "docs" / "guides").glob("*.md")), ROOT / "docs" / "getting-started.md"]
 MAX_PARAGRAPH = 8  # lines of prose in one paragraph
 LONG_GUIDE = 40  # lines: a guide this long has at least LONG_GUIDE_HEADINGS task headings
 LONG_GUIDE_HEADINGS = 3
@@ -95,7 +95,8 @@ def test_guide_is_task_first(path):
 
 def test_the_check_refuses_a_wall_of_text():
     # A guide under one heading with a long paragraph and its code at the end: every rule fails.
-    wall = "# Training\n\n" + "A line of prose.\n" * 12 + "\n" + "More.\n" * 30 + "\n## Run\n\n```bash\nx\n```\n"
+    wall = ("# Training\n\n" + "A line of prose.\n" * 12 + "\n" + "More.\n" * 30
+            + "\n## Run\n\n```bash\nx\n```\n")
     problems = guide_problems(wall)
     assert any("runnable block" in p for p in problems)
     assert any("## heading" in p for p in problems)
