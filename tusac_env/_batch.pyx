@@ -428,7 +428,7 @@ cdef class Batch(GuardedCore):
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
             raise MemoryError(f"no memory for {B} Tu Sac games")
         for i in range(B):
-            ts_setup(&self.c.st[i], game.config, False)
+            ts_setup(&self.c.st[i], game.config, NULL)
         self.obs_size = self.c.st[0].obs_size
         assert game.obs_spec.size == self.obs_size
         self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,
@@ -495,6 +495,7 @@ cdef class Batch(GuardedCore):
         """:meth:`Batch.state`: the slot's state through an engine to the rules layer."""
         cdef Engine e = Engine(self.game)
         e.st = self.c.st[slot]
+        e.st.rec = &e.rec
         e._flush()  # a finished game's result, payments and returns, as the engine keeps them
         return self.game.from_json(e.to_json())
 

@@ -19,6 +19,8 @@ cdef enum:
     MAXSEAT = 4
     MAXSETS = 64     # public sets per seat (at most 112 cards; checked on load)
     MAXOBS = 400     # bytes of one seat's observation (checked per config)
+    NKIND = 12       # public set kinds a count row holds (9 today: checked in _engine.pyx)
+    PADDING = 32     # bytes that round sizeof(TSState) up to a multiple of 64
     KHUI_IDX = 99    # win_meld's "meld index" of a Khui
     TS_MAXPAY = 48   # payments of one game end: 3 losers + 3 * 3 * 3 side payments at most
     TS_MAXEV = 96    # events one deal or one step records (67 and 35 at most)
@@ -56,59 +58,60 @@ ctypedef struct TSEvent:
     signed char cards[4]
 
 ctypedef struct TSPay:
-    int payer, payee, amount, reason, loser   # loser: the seat a penalty pays for
+    signed char payer, payee, reason, loser   # loser: the seat a penalty pays for
+    int amount
 
+ctypedef struct TSRecord:
+    TSEvent ev[TS_MAXEV]           # events since the Engine's last flush
+
+# A batch holds thousands of these and steps each in turn: what a step reads and writes
+# comes first, in bytes, so that it spans a few cache lines; the game's end, the public
+# sets' cards and the config come after. Observations are built from the counts when
+# asked (ts_observe), not kept per seat. (sizeof is checked to be a multiple of 64 in
+# _engine.pyx: every slot of a batch then starts on a cache line.)
 ctypedef struct TSState:
-    # config
-    int n
-    int first_player       # the config's first player, -1 for "random"
-    bint penalty_rule
-    double reward_scale
-    bint record            # keep the event record (the Engine does; the batch does not)
-    # observation layout (per seat segment of obs_size bytes)
-    int obs_size
-    int o_khap, o_sizes, o_khc, o_pub, o_kinds, o_dead, o_active, o_from, o_how, o_passed
-    int o_draw, o_current, o_phase, o_trash, o_worst, o_claim, o_claimer, o_winner, o_drawn
-    int rel[MAXSEAT][MAXSEAT]        # rel[s][v]: seat s relative to observer v
-    unsigned char obs[MAXSEAT * MAXOBS]
-    # plain state
-    int first
-    int private[MAXSEAT][NT]
-    int dead[NT]
-    int draw[112]
-    int draw_len
-    int pub_n[MAXSEAT]
-    signed char pub_kind[MAXSEAT][MAXSETS]     # (bytes: a batch holds thousands of states)
-    signed char pub_ncards[MAXSEAT][MAXSETS]
-    signed char pub_cards[MAXSEAT][MAXSETS][4]
-    int active, active_from, active_how
-    bint active_passed, discard_worst
-    int current, phase
-    int winner, win_card, win_how, win_from, value, amount, penalized
-    int result                     # RES_*
-    int claim_kind, claim_seat     # last_claim (kind code, -1 before any)
-    TSPay pays[TS_MAXPAY]
-    int npay
-    double returns[MAXSEAT]
-    bint has_returns               # returns hold the game's end (the rules layer's non-empty list)
-    TSEvent ev[TS_MAXEV]           # events since the Engine's last flush (when record)
-    int nev
-    # caches (as tusac_env.melds keeps them)
-    int codes[MAXSEAT][NCOMP]
-    int ctrash[MAXSEAT][NCOMP]
-    int trash[MAXSEAT]
-    int sizes[MAXSEAT]
+    # hot
+    signed char n
+    signed char current, phase
+    signed char active, active_from, active_how
+    unsigned char active_passed, discard_worst, worst_ok
+    signed char claim_kind, claim_seat   # last_claim (kind code, -1 before any)
+    signed char winner, result           # result: RES_*
+    unsigned char draw_len
+    unsigned char trash[MAXSEAT]
+    unsigned char sizes[MAXSEAT]
+    unsigned char pub_n[MAXSEAT]
+    unsigned int worst_mask
+    unsigned int hot_any
     unsigned int khaps[MAXSEAT]    # types held three times
     unsigned int disc[MAXSEAT]
     unsigned int high[MAXSEAT]
     unsigned int win[MAXSEAT]
     unsigned int hot[MAXSEAT]
-    unsigned int hot_any
-    int pub_counts[MAXSEAT][NT]
-    int kind_counts[MAXSEAT][16]
-    int exposed[NT]
-    bint worst_ok
-    unsigned int worst_mask
+    unsigned char codes[MAXSEAT][NCOMP]     # (as tusac_env.melds keeps them; < NCODE)
+    unsigned char ctrash[MAXSEAT][NCOMP]
+    unsigned char private[MAXSEAT][NT]
+    unsigned char pub_counts[MAXSEAT][NT]
+    unsigned char kind_counts[MAXSEAT][NKIND]
+    unsigned char dead[NT]
+    unsigned char exposed[NT]
+    signed char draw[112]
+    # cold: the game's end, the public sets, the config
+    double returns[MAXSEAT]
+    bint has_returns               # returns hold the game's end (the rules layer's non-empty list)
+    int first, win_card, win_how, win_from, value, amount, penalized
+    int npay
+    int nev
+    TSRecord *rec                  # the event record, NULL for none (the batch keeps none)
+    int first_player               # the config's first player, -1 for "random"
+    bint penalty_rule
+    double reward_scale
+    int obs_size                   # bytes of one seat's observation
+    signed char pub_kind[MAXSEAT][MAXSETS]
+    signed char pub_ncards[MAXSEAT][MAXSETS]
+    signed char pub_cards[MAXSEAT][MAXSETS][4]
+    TSPay pays[TS_MAXPAY]
+    char pad[PADDING]
 
 cdef void ts_deal(TSState *g, sg_pcg64 *rng) noexcept nogil
 cdef void ts_redeal(TSState *g, int seat, sg_pcg64 *rng) noexcept nogil
@@ -118,13 +121,13 @@ cdef int ts_legal_list(TSState *g, int *out) noexcept nogil
 cdef int ts_apply(TSState *g, int action) noexcept nogil
 cdef void ts_observe(TSState *g, int seat, unsigned char *out) noexcept nogil
 cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil
-cdef void ts_setup(TSState *g, object config, bint record) except *
+cdef void ts_setup(TSState *g, object config, TSRecord *rec) except *
 cdef unsigned int ts_worst(TSState *g) noexcept nogil
 cdef int ts_meld_trash(TSState *g, int s, int idx) noexcept nogil
 cdef int ts_meld_kind(TSState *g, int idx) noexcept nogil
-cdef void ts_meld_rest(TSState *g, int s, int idx, int *rest) noexcept nogil
+cdef void ts_meld_rest(TSState *g, int s, int idx, unsigned char *rest) noexcept nogil
 cdef void ts_unseen(TSState *g, int s, int *out) noexcept nogil
-cdef int ts_outs_sum(TSState *g, int *counts, int *unseen) noexcept nogil
+cdef int ts_outs_sum(TSState *g, const unsigned char *counts, int *unseen) noexcept nogil
 
 
 @cython.final
@@ -132,6 +135,7 @@ cdef class Engine:
     cdef object game
     cdef object config
     cdef TSState st
+    cdef TSRecord rec                  # st.rec points here
     cdef object result                 # str (the rules layer's)
     cdef object payments               # list of [payer, payee, amount, reason]
     cdef object returns                # list of floats

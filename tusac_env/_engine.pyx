@@ -16,7 +16,7 @@ same functions step :class:`Engine` (one struct), the batched engine and the
 compiled greedy bot (:mod:`tusac_env._greedy`): one implementation.
 
 The public game record is kept in C as compact event and payment records
-(``record`` set: the Engine's), which :class:`Engine` turns into the rules
+(the events when the state points at a record: the Engine's), which :class:`Engine` turns into the rules
 layer's tuples and lists after every call; ``outcome``/``to_json`` build the
 rules layer's data.
 
@@ -94,6 +94,7 @@ cdef int BY_HIT = int(_PY_BY_HIT)
 assert NUM_ACTIONS == TS_N_ACTIONS and DISCARD0 + NT == NUM_ACTIONS and PH_OVER == PH_OVER_C
 
 cdef int NKINDS = len(PUBLIC_KINDS)
+assert NKINDS <= NKIND
 cdef int KI_KHUI = PUBLIC_KINDS.index("khui")
 cdef int KI_QUAN = PUBLIC_KINDS.index("quan")
 cdef int KHUI_VALUE = KIND_VALUES["khui"]
@@ -221,10 +222,56 @@ cdef inline int popcount32(unsigned int m) noexcept nogil:
     return __builtin_popcount(m)
 
 
+# ---------------------------------------------------------------- observation layouts
+
+ctypedef struct TSLayout:
+    # offsets of tusac_env.observation.LAYOUTS[n] (one per player count, shared by every state)
+    int size
+    int khap, sizes, khc, pub, kinds, dead, active, from_, how, passed
+    int draw, current, phase, trash, worst, claim, claimer, winner, drawn
+
+cdef TSLayout LAYOUT[MAXSEAT + 1]
+
+
+def _fill_layouts():
+    """Copy the observation offsets of :data:`tusac_env.observation.LAYOUTS` (once, at load)."""
+    cdef TSLayout *L
+    for n, lay in LAYOUTS.items():
+        off = lay.off
+        assert off["private"] == 0 and lay.prefix == off["active"] and lay.size <= MAXOBS
+        L = &LAYOUT[n]
+        L.size = lay.size
+        L.khap = off["khap_types"]
+        L.sizes = off["private_sizes"]
+        L.khc = off["khap_counts"]
+        L.pub = off["public_counts"]
+        L.kinds = off["public_sets"]
+        L.dead = off["dead"]
+        L.active = off["active"]
+        L.from_ = off["active_from"]
+        L.how = off["active_how"]
+        L.passed = off["active_passed"]
+        L.draw = off["draw_size"]
+        L.current = off["current"]
+        L.phase = off["phase"]
+        L.trash = off["trash"]
+        L.worst = off["worst"]
+        L.claim = off["last_claim"]
+        L.claimer = off["last_claimer"]
+        L.winner = off["winner"]
+        L.drawn = off["drawn"]
+
+
+_fill_layouts()
+# Slots of a batch start on cache lines (its states are 64-byte aligned) only when the
+# size is a multiple of 64: PADDING in _engine.pxd keeps it one.
+assert sizeof(TSState) % 64 == 0, f"sizeof(TSState) = {sizeof(TSState)}: change PADDING in _engine.pxd"
+
+
 # ---------------------------------------------------------------- the step (nogil C on a TSState)
 
 cdef void ts_rebuild(TSState *g) noexcept nogil:
-    """Every cache and the observation prefixes from the plain fields."""
+    """Every cache from the plain fields."""
     cdef int n = g.n
     cdef int s, t, i, j
     for t in range(NT):
@@ -232,7 +279,7 @@ cdef void ts_rebuild(TSState *g) noexcept nogil:
     for s in range(n):
         for t in range(NT):
             g.pub_counts[s][t] = 0
-        for i in range(16):
+        for i in range(NKIND):
             g.kind_counts[s][i] = 0
         for i in range(g.pub_n[s]):
             g.kind_counts[s][g.pub_kind[s][i]] += 1
@@ -243,7 +290,6 @@ cdef void ts_rebuild(TSState *g) noexcept nogil:
         ts_init_seat(g, s)
     ts_union(g)
     g.worst_ok = False
-    ts_build_obs(g)
 
 cdef void ts_init_seat(TSState *g, int s) noexcept nogil:
     """Codes, component trash, trash, size, Khaps and claim masks of seat ``s``
@@ -295,34 +341,7 @@ cdef void ts_union(TSState *g) noexcept nogil:
         u |= g.hot[s]
     g.hot_any = u
 
-cdef void ts_build_obs(TSState *g) noexcept nogil:
-    """Every seat's observation prefix (tail zero), as :func:`tusac_env.observation.build_obs`."""
-    cdef int n = g.n, size = g.obs_size
-    cdef int v, s, t, r, i
-    cdef unsigned char *b
-    memset(g.obs, 0, MAXSEAT * MAXOBS)
-    for v in range(n):
-        b = &g.obs[v * size]
-        for t in range(NT):
-            b[t] = g.private[v][t]
-            b[g.o_khap + t] = g.private[v][t] == 3
-            b[g.o_dead + t] = g.dead[t]
-        for s in range(n):
-            r = g.rel[s][v]
-            b[g.o_sizes + r] = g.sizes[s]
-            b[g.o_khc + r] = popcount32(g.khaps[s])
-            for t in range(NT):
-                b[g.o_pub + NT * r + t] = g.pub_counts[s][t]
-            for i in range(NKINDS):
-                b[g.o_kinds + NKINDS * r + i] = g.kind_counts[s][i]
-
 # ------------------------------------------------------------ block bookkeeping
-cdef void ts_set_size(TSState *g, int s) noexcept nogil:
-    cdef int v
-    cdef int size = g.sizes[s]
-    for v in range(g.n):
-        g.obs[v * g.obs_size + g.o_sizes + g.rel[s][v]] = size
-
 cdef void ts_masks_changed(TSState *g, int s, int k) noexcept nogil:
     """As :func:`tusac_env.melds.masks_changed` (component ``k`` of ``s`` changed)."""
     cdef int code = g.codes[s][k]
@@ -337,10 +356,8 @@ cdef void ts_remove(TSState *g, int s, int a, int idx, int trash) noexcept nogil
     """Take meld ``idx``'s private cards (of active ``a``) out of ``s``'s block, which is
     then left with ``trash`` (``idx`` KHUI_IDX: the three of a Khap)."""
     cdef int j, u, nused, k = COMP_OF[a]
-    cdef int base = s * g.obs_size
     if idx == KHUI_IDX:
         g.private[s][a] -= 3
-        g.obs[base + a] = g.private[s][a]
         g.codes[s][k] -= 3 * PLACE[a]
         nused = 3
     else:
@@ -348,25 +365,18 @@ cdef void ts_remove(TSState *g, int s, int a, int idx, int trash) noexcept nogil
         for j in range(nused):
             u = MI_USED[a][idx][j]
             g.private[s][u] -= 1
-            g.obs[base + u] = g.private[s][u]
         g.codes[s][k] -= MI_PLACE[a][idx]
     g.trash[s] = trash
     g.sizes[s] -= nused
-    ts_set_size(g, s)
     ts_masks_changed(g, s, k)
 
 cdef void ts_drop_khap(TSState *g, int s, int t) noexcept nogil:
     """``s``'s Khap of ``t`` left its block (as a Khui), as :func:`tusac_env.melds.drop_khap`."""
-    cdef int v, c
     g.khaps[s] &= ~(1U << t)
-    g.obs[s * g.obs_size + g.o_khap + t] = 0
-    c = popcount32(g.khaps[s])
-    for v in range(g.n):
-        g.obs[v * g.obs_size + g.o_khc + g.rel[s][v]] = c
 
 cdef void ts_put_public(TSState *g, int s, int ki, int *cards, int ncards) noexcept nogil:
     """Append a sorted set to ``s``'s public block, as :func:`tusac_env.melds.put_public`."""
-    cdef int j, t, v, row, size = g.obs_size
+    cdef int j, t
     cdef int p = g.pub_n[s]
     if p >= MAXSETS:  # unreachable from a loaded state (checked there) or a deal: 64 sets hold 112+ cards
         return
@@ -379,20 +389,14 @@ cdef void ts_put_public(TSState *g, int s, int ki, int *cards, int ncards) noexc
         g.exposed[t] += 1
     g.pub_n[s] = p + 1
     g.kind_counts[s][ki] += 1
-    for v in range(g.n):
-        row = v * size + g.o_pub + NT * g.rel[s][v]
-        for j in range(ncards):
-            t = cards[j]
-            g.obs[row + t] = g.pub_counts[s][t]
-        g.obs[v * size + g.o_kinds + NKINDS * g.rel[s][v] + ki] = g.kind_counts[s][ki]
 
 cdef TSEvent *ts_event(TSState *g, int kind, int seat, int a, int b) noexcept nogil:
     """A new event record (``("kind", seat, a, b, ...)``, see :func:`_event_tuple`), or NULL
     when the state keeps no record."""
     cdef TSEvent *e
-    if not g.record or g.nev >= TS_MAXEV:  # (the cap holds a deal's or a step's events)
+    if g.rec == NULL or g.nev >= TS_MAXEV:  # (the cap holds a deal's or a step's events)
         return NULL
-    e = &g.ev[g.nev]
+    e = &g.rec.ev[g.nev]
     g.nev += 1
     e.kind = kind
     e.seat = seat
@@ -421,10 +425,10 @@ cdef int ts_meld_kind(TSState *g, int idx) noexcept nogil:
     """Public set kind index of meld ``idx`` of the active card."""
     return MI_KIND[g.active][idx]
 
-cdef void ts_meld_rest(TSState *g, int s, int idx, int *rest) noexcept nogil:
+cdef void ts_meld_rest(TSState *g, int s, int idx, unsigned char *rest) noexcept nogil:
     """``rest`` = ``s``'s private counts without the private cards meld ``idx`` uses."""
     cdef int j, a = g.active
-    memcpy(rest, g.private[s], NT * sizeof(int))
+    memcpy(rest, g.private[s], NT)
     for j in range(MI_NUSED[a][idx]):
         rest[MI_USED[a][idx][j]] -= 1
 
@@ -437,7 +441,7 @@ cdef void ts_unseen(TSState *g, int s, int *out) noexcept nogil:
     if g.active >= 0:
         out[g.active] -= 1
 
-cdef void ts_pawn_outs(TSState *g, int *counts, int *unseen, int *pawn) noexcept nogil:
+cdef void ts_pawn_outs(TSState *g, const unsigned char *counts, int *unseen, int *pawn) noexcept nogil:
     """Outs of a held pawn of each colour (``flow._pawn_outs``): its own copies, and
     with two other pawn colours held every unseen pawn, with one the missing colours'."""
     cdef int c, held = 0, missing = 0
@@ -453,7 +457,7 @@ cdef void ts_pawn_outs(TSState *g, int *counts, int *unseen, int *pawn) noexcept
         else:
             pawn[c] = unseen[7 * c + 6]
 
-cdef int ts_type_outs(TSState *g, int *counts, int *unseen, int t, int *pawn) noexcept nogil:
+cdef int ts_type_outs(TSState *g, const unsigned char *counts, int *unseen, int t, int *pawn) noexcept nogil:
     """Outs of held type ``t`` (as :func:`setgames.kernels.tusac.outs`; ``pawn`` from
     :meth:`_pawn_outs`): its own copies and the trio partner that completes its trio."""
     cdef int y = TRIO_Y[t], z
@@ -462,7 +466,7 @@ cdef int ts_type_outs(TSState *g, int *counts, int *unseen, int t, int *pawn) no
     z = TRIO_Z[t]
     return unseen[t] + (unseen[y] if HELD[counts[z]] else 0) + (unseen[z] if HELD[counts[y]] else 0)
 
-cdef int ts_outs_sum(TSState *g, int *counts, int *unseen) noexcept nogil:
+cdef int ts_outs_sum(TSState *g, const unsigned char *counts, int *unseen) noexcept nogil:
     """Sum over the held non-Khap types of ``counts`` of their outs (a Khap, count 3,
     completes nothing)."""
     cdef int t, total = 0
@@ -546,8 +550,6 @@ cdef int ts_apply(TSState *g, int action) noexcept nogil:
         old = g.active
         g.dead[old] += 1
         g.exposed[old] += 1
-        for k in range(g.n):
-            g.obs[k * g.obs_size + g.o_dead + old] = g.dead[old]
         g.draw_len -= 1
         t = g.draw[g.draw_len]
         ts_event(g, EV_HIT, cur, t, old)
@@ -597,8 +599,6 @@ cdef void ts_take_discard(TSState *g, int s, int t) noexcept nogil:
     code = g.codes[s][k] = g.codes[s][k] - PLACE[t]
     g.trash[s] -= 1
     g.sizes[s] -= 1
-    g.obs[s * g.obs_size + t] = g.private[s][t]
-    ts_set_size(g, s)
     g.ctrash[s][k] -= 1
     g.disc[s] = (g.disc[s] & ~COMP_BITS[k]) | COMP_DISCARD[k][code]
     g.high[s] &= ~(1U << t)
@@ -806,11 +806,11 @@ cdef void ts_pay(TSState *g, int payer, int payee, int amount, int reason, int l
         return
     p = &g.pays[g.npay]
     g.npay += 1
-    p.payer = payer
-    p.payee = payee
+    p.payer = <signed char>payer
+    p.payee = <signed char>payee
     p.amount = amount
-    p.reason = reason
-    p.loser = loser
+    p.reason = <signed char>reason
+    p.loser = <signed char>loser
 
 
 cdef void ts_finish_draw(TSState *g) noexcept nogil:
@@ -903,7 +903,6 @@ cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept
     for i in range(n):
         ts_event(g, EV_KHAPS, order[i], popcount32(g.khaps[order[i]]), 0)
     g.worst_ok = False
-    ts_build_obs(g)
     g.current = first
     g.phase = PH_DISCARD
     if g.trash[first] == 0:
@@ -999,7 +998,7 @@ cdef bint ts_redeal_from(TSState *g, int seat, sg_next32_fn next32, void *st) no
     cdef int pool[NT]
     cdef int hands[MAXSEAT][NT]
     cdef signed char rest[112]
-    cdef int s, i, tries, nrest = 0
+    cdef int s, t, i, tries, nrest = 0
     # determinize keeps the worst-discard cache of the seat to act when it is ``seat``: that
     # block, and what it has seen, are what they were.
     cdef bint worst_ok = g.worst_ok and seat == g.current
@@ -1012,7 +1011,8 @@ cdef bint ts_redeal_from(TSState *g, int seat, sg_next32_fn next32, void *st) no
         return False
     for s in range(g.n):
         if s != seat:
-            memcpy(g.private[s], hands[s], NT * sizeof(int))
+            for t in range(NT):
+                g.private[s][t] = <unsigned char>hands[s][t]
     g.draw_len = nrest
     for i in range(nrest):
         g.draw[i] = rest[i]
@@ -1027,39 +1027,62 @@ cdef void ts_redeal(TSState *g, int seat, sg_pcg64 *rng) noexcept nogil:
     ``seat`` has not seen (the other private blocks and the draw pile) re-dealt by up to
     ``DETERMINIZE_TRIES`` tries of :func:`ts_deal_hidden`, keeping every public fact (public
     blocks, dead pile, active card, block sizes, Khap counts); the true cards stay when no try
-    succeeds. The caches and observation prefixes follow (:c:func:`ts_rebuild`)."""
+    succeeds. The caches follow (:c:func:`ts_rebuild`)."""
     ts_redeal_from(g, seat, sg_pcg64_next32_v, rng)
 
 
+cdef inline int _rel(int s, int v, int n) noexcept nogil:
+    """Seat ``s`` relative to observer ``v`` (0: ``v`` itself, then the seats after it)."""
+    return s - v + n if s < v else s - v
+
+
 cdef void ts_observe(TSState *g, int seat, unsigned char *b) noexcept nogil:
-    """``seat``'s observation (``game.observe``) into the ``obs_size`` bytes at ``b``."""
+    """``seat``'s observation (``game.observe``) into the ``obs_size`` bytes at ``b``.
+
+    Built here from the counts rather than kept per seat and patched by the step (as
+    :mod:`tusac_env.observation` does): a step then writes only the state it changes,
+    and a state is a third of the bytes (issue #42). The Khap flags and counts are the
+    Khap masks (a Khap broken into a meld stays flagged, as the rules layer keeps it)."""
+    cdef const TSLayout *L = &LAYOUT[g.n]
     cdef unsigned int m
-    cdef int a = g.active, cur = g.current
-    memcpy(b, &g.obs[seat * g.obs_size], g.obs_size)
+    cdef int n = g.n, a = g.active, cur = g.current, r, s
+    memset(b, 0, L.size)
+    memcpy(b, g.private[seat], NT)  # (the private counts open the vector: checked at load)
+    m = g.khaps[seat]
+    while m:
+        b[L.khap + __builtin_ctz(m)] = 1
+        m &= m - 1
+    for r in range(n):
+        s = seat + r if seat + r < n else seat + r - n
+        b[L.sizes + r] = g.sizes[s]
+        b[L.khc + r] = popcount32(g.khaps[s])
+        memcpy(b + L.pub + NT * r, g.pub_counts[s], NT)
+        memcpy(b + L.kinds + NKINDS * r, g.kind_counts[s], NKINDS)
+    memcpy(b + L.dead, g.dead, NT)
     if a >= 0:
-        b[g.o_active + a] = 1
-        b[g.o_from + g.rel[g.active_from][seat]] = 1
-        b[g.o_how if g.active_how == BY_DISCARD else g.o_how + 1] = 1
+        b[L.active + a] = 1
+        b[L.from_ + _rel(g.active_from, seat, n)] = 1
+        b[L.how if g.active_how == BY_DISCARD else L.how + 1] = 1
         if g.active_passed:
-            b[g.o_passed] = 1
-    b[g.o_draw] = g.draw_len
+            b[L.passed] = 1
+    b[L.draw] = g.draw_len
     if cur >= 0:
-        b[g.o_current + g.rel[cur][seat]] = 1
-        b[g.o_phase + g.phase] = 1
+        b[L.current + _rel(cur, seat, n)] = 1
+        b[L.phase + g.phase] = 1
         if g.phase == PH_DISCARD and cur == seat:
             m = ts_worst(g)
             while m:
-                b[g.o_worst + __builtin_ctz(m)] = 1
+                b[L.worst + __builtin_ctz(m)] = 1
                 m &= m - 1
     else:
         if g.winner >= 0:
-            b[g.o_winner + g.rel[g.winner][seat]] = 1
+            b[L.winner + _rel(g.winner, seat, n)] = 1
         if g.result == RES_DRAW:
-            b[g.o_drawn] = 1
-    b[g.o_trash] = g.trash[seat]
+            b[L.drawn] = 1
+    b[L.trash] = g.trash[seat]
     if g.claim_seat >= 0:
-        b[g.o_claim + g.claim_kind] = 1
-        b[g.o_claimer + g.rel[g.claim_seat][seat]] = 1
+        b[L.claim + g.claim_kind] = 1
+        b[L.claimer + _rel(g.claim_seat, seat, n)] = 1
 
 
 cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil:
@@ -1070,44 +1093,17 @@ cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil:
         x &= x - 1
 
 
-cdef void ts_setup(TSState *g, object config, bint record) except *:
-    """A state for ``config`` (a :class:`~tusac_env.state.TuSacConfig`): its options and
-    observation layout (no game until a deal or a load); ``record`` keeps the event record."""
+cdef void ts_setup(TSState *g, object config, TSRecord *rec) except *:
+    """A state for ``config`` (a :class:`~tusac_env.state.TuSacConfig`): its options (no game
+    until a deal or a load); ``rec`` keeps the event record (NULL: none)."""
     cdef int n = config.num_players
-    cdef int s, v
     memset(g, 0, sizeof(TSState))
     g.n = n
     g.first_player = -1 if config.first_player == "random" else int(config.first_player)
     g.penalty_rule = bool(config.penalty_rule)
     g.reward_scale = float(config.reward_scale)
-    g.record = record
-    lay = LAYOUTS[n]
-    assert lay.size <= MAXOBS
-    g.obs_size = lay.size
-    off = lay.off
-    g.o_khap = off["khap_types"]
-    g.o_sizes = off["private_sizes"]
-    g.o_khc = off["khap_counts"]
-    g.o_pub = off["public_counts"]
-    g.o_kinds = off["public_sets"]
-    g.o_dead = off["dead"]
-    g.o_active = off["active"]
-    g.o_from = off["active_from"]
-    g.o_how = off["active_how"]
-    g.o_passed = off["active_passed"]
-    g.o_draw = off["draw_size"]
-    g.o_current = off["current"]
-    g.o_phase = off["phase"]
-    g.o_trash = off["trash"]
-    g.o_worst = off["worst"]
-    g.o_claim = off["last_claim"]
-    g.o_claimer = off["last_claimer"]
-    g.o_winner = off["winner"]
-    g.o_drawn = off["drawn"]
-    assert off["private"] == 0 and lay.prefix == g.o_active
-    for s in range(n):
-        for v in range(n):
-            g.rel[s][v] = (s - v + n) % n
+    g.rec = rec
+    g.obs_size = LAYOUT[n].size
     g.phase = PH_OVER
     g.current = -1
     g.winner = -1
@@ -1161,7 +1157,7 @@ cdef class Engine:
         """An engine for ``game``'s config (no state until :meth:`load`)."""
         self.game = game
         self.config = game.config
-        ts_setup(&self.st, game.config, True)
+        ts_setup(&self.st, game.config, &self.rec)
         self.obs_dims[0] = self.st.obs_size
         self.mask_dims[0] = NUM_ACTIONS
         self.events = []
@@ -1193,9 +1189,10 @@ cdef class Engine:
         for s in range(n):
             row = state.private[s]
             for t in range(NT):
-                g.private[s][t] = row[t]
-                if not 0 <= g.private[s][t] <= 3:
+                x = row[t]
+                if not 0 <= x <= 3:  # (checked before the byte takes it)
                     raise ValueError(f"seat {s}'s private counts {list(row)} are not 28 counts in 0..3")
+                g.private[s][t] = x
         for t in range(NT):
             g.dead[t] = state.dead[t]
         draw = state.draw
@@ -1348,7 +1345,7 @@ cdef class Engine:
         cdef int i
         cdef TSPay *p
         for i in range(g.nev):
-            self.events.append(_event_tuple(&g.ev[i]))
+            self.events.append(_event_tuple(&g.rec.ev[i]))
         g.nev = 0
         if g.has_returns:
             g.has_returns = False

@@ -78,7 +78,7 @@ cdef void _unset_abort() noexcept nogil:
 
 def outs_sum(Engine engine, counts, unseen):
     """The engine's sum of outs over a block (as :func:`setgames.kernels.tusac.outs`, summed)."""
-    cdef int r[NT]
+    cdef unsigned char r[NT]
     cdef int u[NT]
     cdef int t
     for t in range(NT):
@@ -93,7 +93,7 @@ cdef int ts_greedy(TSState *e) noexcept nogil:
     cdef unsigned long long legal = ts_legal(e)
     cdef unsigned long long melds
     cdef unsigned int worst
-    cdef int rest[NT]
+    cdef unsigned char rest[NT]
     cdef int unseen[NT]
     if not KIND_VALUES_SET:
         _unset_abort()
@@ -111,7 +111,7 @@ cdef int ts_greedy(TSState *e) noexcept nogil:
         while worst:  # ascending types; the first of equal keys stays (as the Python bot)
             t = __builtin_ctz(worst)
             worst &= worst - 1
-            memcpy(rest, e.private[cur], NT * sizeof(int))
+            memcpy(rest, e.private[cur], NT)
             rest[t] -= 1
             key = ts_outs_sum(e, rest, unseen)
             if key > best_key:

@@ -64,4 +64,7 @@ def search(Engine engine, iters=None, ms=None, seed=0, z=1.0):
     ``(action, legal, values, iters, elapsed_ms)``. ``iters`` re-deals and/or ``ms``
     milliseconds; ``seed`` (0..2**63-1) seeds the re-deals and the play-outs' ties; ``z``: how
     many standard errors a move must beat the greedy move by."""
-    return sg_search_call(&OPS, &engine.st, NULL, iters, ms, seed, z)
+    # The search's copies of the state step on their own: none may write into the engine's record.
+    cdef TSState root = engine.st
+    root.rec = NULL
+    return sg_search_call(&OPS, &root, NULL, iters, ms, seed, z)
