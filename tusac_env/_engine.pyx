@@ -1041,7 +1041,7 @@ cdef void ts_observe(TSState *g, int seat, unsigned char *b) noexcept nogil:
 
     Built here from the counts rather than kept per seat and patched by the step (as
     :mod:`tusac_env.observation` does): a step then writes only the state it changes,
-    and a state is a third of the bytes (issue #42). The Khap flags and counts are the
+    and a state is a third of the bytes. The Khap flags and counts are the
     Khap masks (a Khap broken into a meld stays flagged, as the rules layer keeps it)."""
     cdef const TSLayout *L = &LAYOUT[g.n]
     cdef unsigned int m

@@ -1,4 +1,4 @@
-"""The packages' import graph: no circle, and no import that runs up a layer (issue #41).
+"""The packages' import graph: no circle, and no import that runs up a layer.
 
 Every ``import`` counts, at the top of a module or inside a function (a lazy
 import that closes a circle is still a circle), type-checking ones too. A
