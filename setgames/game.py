@@ -41,7 +41,10 @@ class Game(abc.ABC, Generic[S]):
 
     Subclasses set ``name``, ``env_name`` and ``version`` and, in
     ``__init__``, ``config`` (a frozen dataclass), ``num_players``,
-    ``layout`` (an :class:`ActionLayout`) and ``obs_spec`` (an :class:`ObsSpec`).
+    ``layout`` (an :class:`ActionLayout`) and ``obs_spec`` (an :class:`ObsSpec`): the
+    spec of the observation mode chosen by the game's ``obs`` option (:mod:`setgames.obs`),
+    one of ``obs_specs``. A game with per-action features sets ``action_spec`` (one row's
+    spec) and implements :meth:`action_features`.
     """
 
     name: ClassVar[str]
@@ -58,6 +61,10 @@ class Game(abc.ABC, Generic[S]):
     num_players: int
     layout: ActionLayout
     obs_spec: ObsSpec
+    # Observation mode -> its spec, for every mode the game offers (setgames.obs).
+    obs_specs: dict[str, ObsSpec]
+    # One row of the per-action features (see action_features); None where the game has none.
+    action_spec: ObsSpec | None = None
 
     @property
     def num_actions(self) -> int:
@@ -109,6 +116,16 @@ class Game(abc.ABC, Generic[S]):
         Per-step code: building a ``bytearray`` and wrapping it with
         ``np.frombuffer(buf, np.int8)`` costs about a third of writing numpy
         slices piece by piece (see :mod:`setgames.bits`)."""
+
+    def action_features(self, state: S, seat: int) -> np.ndarray:
+        """Per-action features (the Deep Monte-Carlo format): a new int8 array
+        ``(num_actions, action_spec.size)``, for each action legal to ``seat`` a row of
+        facts about the position after it as ``seat`` will know it, zero rows for the others.
+
+        Raises:
+            NotImplementedError: the game has no per-action features (``action_spec`` is None).
+        """
+        raise NotImplementedError(f"{self.name} has no per-action features")
 
     @abc.abstractmethod
     def outcome(self, state: S) -> dict[str, Any]:
