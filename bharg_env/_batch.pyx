@@ -412,6 +412,7 @@ cdef class Batch(GuardedCore):
     cdef Py_ssize_t n
     cdef readonly object game
     cdef readonly int num_players, obs_size, num_actions
+    cdef readonly Py_ssize_t state_bytes
     cdef readonly object opponents, learner_mode, illegal_action, illegal_reward, short_deals
     cdef object _pending, _actions, _slot_seed, _labels
     cdef bint _seeded
@@ -445,6 +446,7 @@ cdef class Batch(GuardedCore):
         self.short_deals = short_deals
         self._labels = game.layout.labels
         B = num_envs
+        self.state_bytes = sizeof(BState)
         self.c.st = <BState *> sg_aligned_calloc(B, sizeof(BState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))

@@ -361,6 +361,7 @@ cdef class Batch(GuardedCore):
     cdef Py_ssize_t n
     cdef readonly object game
     cdef readonly int num_players, obs_size, num_actions
+    cdef readonly Py_ssize_t state_bytes
     cdef readonly object opponents, learner_mode, illegal_action, illegal_reward, short_deals
     cdef object _actions, _slot_seed, _labels
     cdef bint _seeded
@@ -394,6 +395,7 @@ cdef class Batch(GuardedCore):
         self.short_deals = short_deals
         self._labels = game.layout.labels
         B = num_envs
+        self.state_bytes = sizeof(TState)
         self.c.st = <TState *> sg_aligned_calloc(B, sizeof(TState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))

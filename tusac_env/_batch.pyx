@@ -40,6 +40,7 @@ from setgames.batch.args import check_mask, check_out, check_redeals, check_valu
 from setgames.batch._buffers cimport sg_array
 from setgames.batch._guard cimport LIVE, OVER, PENDING, SHORT, GuardedCore
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
+from setgames.batch._prefetch cimport sg_prefetch, sg_prefetch_l1
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
@@ -106,6 +107,28 @@ ctypedef struct Ctx:
     float illegal_reward
     int illegal_mode, short_play
     int np, obs_n, n_act, opponents, seat_mode, fixed_seat, autoreset
+    bint far                   # the slots outgrow the caches: the loops prefetch (AHEAD)
+
+
+# What a step touches of a slot: its state's hot fields (TSState keeps them first), its
+# observation and mask rows. The loops ask for slot i + AHEAD's lines while slot i steps: a
+# slot spans more than the CPU's stride prefetchers follow, and at large B it is in no cache.
+cdef enum:
+    AHEAD = 16
+    FAR_BYTES = 4 << 20  # slots beyond this many bytes are prefetched (below, the caches hold them)
+cdef TSState _LAYOUT
+cdef size_t HOT_BYTES = <size_t> (<char *> &_LAYOUT.returns - <char *> &_LAYOUT)
+# ... and what the legal actions read (ts_legal: the phase, the seat, the discards, the codes):
+# all the sampler's and the action check's passes touch.
+cdef size_t LEGAL_BYTES = <size_t> (<char *> &_LAYOUT.ctrash - <char *> &_LAYOUT)
+
+
+cdef inline void _ahead(Ctx *c, Py_ssize_t j, int64_t hi) noexcept nogil:
+    """Prefetch what slot ``j``'s step will touch (nothing past the task's last slot)."""
+    if j < hi:
+        sg_prefetch(&c.st[j], HOT_BYTES)
+        sg_prefetch(c.obs + j * c.obs_n, c.obs_n)
+        sg_prefetch(c.mask + j * c.n_act, c.n_act)
 
 
 cdef inline bint _over(TSState *s) noexcept nogil:
@@ -125,7 +148,7 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef TSState *s = &c.st[i]
     cdef char *m = c.mask + i * c.n_act
     ts_observe(s, _shown(c, i), <unsigned char *> (c.obs + i * c.obs_n))
-    memset(m, 0, c.n_act)
+    memset(m, 0, TS_N_ACTIONS)  # (n_act: a constant, so the clear is inlined)
     if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
         m[0] = 1
         c.seat[i] = c.learner[i]
@@ -263,8 +286,13 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
 cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
     """Slots ``lo`` to ``hi - 1`` of the batch ``arg`` (a ``Ctx``), one step each (a pool task)."""
     cdef Py_ssize_t i
+    cdef Ctx *c = <Ctx *> arg
     for i in range(lo, hi):
-        _step_slot(<Ctx *> arg, i)
+        if c.far:
+            _ahead(c, i + AHEAD, hi)
+            if i + 2 < hi:
+                sg_prefetch_l1(&c.st[i + 2], HOT_BYTES)
+        _step_slot(c, i)
 
 
 cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -274,6 +302,8 @@ cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
     cdef int m
     cdef Py_ssize_t i
     for i in range(lo, hi):
+        if c.far and i + AHEAD < hi:
+            sg_prefetch(&c.st[i + AHEAD], LEGAL_BYTES)
         if c.status[i] != LIVE or _over(&c.st[i]):
             c.sample_out[i] = 0
             continue
@@ -355,6 +385,8 @@ cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             c.illegal[i] = _bad(c, i)
         return
     for i in range(lo, hi):
+        if c.far and i + AHEAD < hi:
+            sg_prefetch(&c.st[i + AHEAD], LEGAL_BYTES)
         if _bad(c, i):
             sg_atomic_min_i64(&c.first_bad, i)
             return
@@ -390,6 +422,7 @@ cdef class Batch(GuardedCore):
     cdef Py_ssize_t n
     cdef readonly object game
     cdef readonly int num_players, obs_size, num_actions
+    cdef readonly Py_ssize_t state_bytes
     cdef readonly object opponents, learner_mode, illegal_action, illegal_reward, short_deals
     cdef object _actions, _slot_seed, _labels, _last_mover
     cdef bint _seeded
@@ -422,6 +455,7 @@ cdef class Batch(GuardedCore):
         self.short_deals = short_deals
         self._labels = game.layout.labels
         B = num_envs
+        self.state_bytes = sizeof(TSState)
         self.c.st = <TSState *> sg_aligned_calloc(B, sizeof(TSState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
@@ -461,6 +495,7 @@ cdef class Batch(GuardedCore):
         c.illegal_reward = illegal_reward
         c.short_play = short_deals == "play"
         c.obs_n = self.obs_size
+        c.far = <size_t> B * sizeof(TSState) > FAR_BYTES
         c.n_act = self.num_actions
         c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
         if c.opponents == OPP_SEARCH:

@@ -93,8 +93,9 @@ cdef int BY_DISCARD = int(_PY_BY_DISCARD)
 cdef int BY_HIT = int(_PY_BY_HIT)
 assert NUM_ACTIONS == TS_N_ACTIONS and DISCARD0 + NT == NUM_ACTIONS and PH_OVER == PH_OVER_C
 
-cdef int NKINDS = len(PUBLIC_KINDS)
-assert NKINDS <= NKIND
+cdef enum:
+    NKINDS = 9  # the public set kinds (a constant, so that copying a seat's counts is inlined)
+assert NKINDS == len(PUBLIC_KINDS) and NKINDS <= NKIND
 cdef int KI_KHUI = PUBLIC_KINDS.index("khui")
 cdef int KI_QUAN = PUBLIC_KINDS.index("quan")
 cdef int KHUI_VALUE = KIND_VALUES["khui"]

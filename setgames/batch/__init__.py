@@ -26,7 +26,8 @@ keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`)
   ``illegal_reward`` for the mover, marked in ``illegal``), ``short_deals``
   ``"skip"`` or ``"play"`` (below).
 - Attributes ``num_envs``, ``num_players``, ``obs_size``, ``num_actions``,
-  ``num_threads`` (the threads the step uses), ``game``; read-only arrays on
+  ``num_threads`` (the threads the step uses), ``game``, ``state_bytes`` (the bytes of one
+  slot's game state in C, what a step reads and writes beside the output rows); read-only arrays on
   memory the batch owns (no caller can resize, write or free it), written in
   place by every call: ``obs (B, obs_size) int8`` (the view of the seat to act, or of
   the learner with opponents; once over, the last mover's), ``mask (B,

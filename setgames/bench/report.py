@@ -131,7 +131,7 @@ def to_markdown(result: dict[str, Any], chart_name: str | None = "bench.png") ->
         if chart_name:
             lines += [f"![steps per second]({chart_name})", ""]
     if result.get("batch"):
-        from setgames.bench.batch import batch_table
+        from setgames.bench.batch import batch_table, sweep_table
 
         lines += ["## Batched engines", "", "Steps/s of `Batch.step` (B slot steps per call; learner "
                   "steps with opponents inside the step), each ratio paired with `raw_env`, "
@@ -139,6 +139,12 @@ def to_markdown(result: dict[str, Any], chart_name: str | None = "bench.png") ->
                   "to its rules layer, `engine=False`) and pgx sparrow_mahjong measured in the "
                   "same run (pgx steps another game: compare with care).", "",
                   *batch_table(result["batch"]), ""]
+        sweep = sweep_table(result["batch"])
+        if sweep:
+            lines += ["### Batch size sweep", "", "One thread, self-play: each config's slot (its C game "
+                      "state, `Batch.state_bytes`, and its rows of the output arrays) beside its steps/s "
+                      "at each B and the paired ratios to B=64. A slot that outgrows the caches shows as "
+                      "a ratio falling below 1.", "", *sweep, ""]
     if result.get("kernels"):
         lines += ["## Kernels", "", "One core, one process; scalar paths in calls/s over "
                   "prepared random hands, batch paths in hands/s at batch size B; oracles are "
