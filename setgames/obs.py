@@ -1,7 +1,7 @@
 """Observation modes: which vector a game's ``observe`` writes, chosen by one game option, ``obs``.
 
 Every game takes ``obs`` beside its rules options, so the one argument reaches every
-place a game is made: ``make_game("bharg", obs="structure")``, the AEC env
+place a game is made: ``make_game(name, obs="structure")``, the AEC env
 (``raw_env(obs=...)``), ``SingleAgentEnv(name, obs=...)``, ``gymnasium.make`` /
 ``gymnasium.make_vec`` (keyword arguments go to the game), the SB3 view and the batch
 (both read it from the game they are given). ``SingleAgentEnv``'s older ``obs_mode``

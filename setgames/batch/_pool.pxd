@@ -293,8 +293,8 @@ cdef extern from *:
     /* n zeroed items of size bytes on a 64-byte boundary (NULL if out of memory; free with
        sg_aligned_free): a batch's states, so that a state of whole cache lines starts one. */
     /* On Linux, states of SG_HUGE_FROM bytes or more start on a 2 MiB boundary and ask for
-       transparent huge pages (madvise; a hint the kernel may refuse): a batch of 65,536 Tu Sac
-       slots spans 176 MB, and with 4 KiB pages nearly every slot's step missed the TLB. */
+       transparent huge pages (madvise; a hint the kernel may refuse): a batch of 65,536 slots
+       of 2.7 KB spans 176 MB, and with 4 KiB pages nearly every slot's step missed the TLB. */
     static inline void *sg_aligned_calloc(size_t n, size_t size) {
         if (size && n > SIZE_MAX / size - SG_HUGE_PAGE) return NULL;
         size_t bytes = (n * size + 63) / 64 * 64;
