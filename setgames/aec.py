@@ -63,7 +63,13 @@ class SetGameEnv(AECEnv):
     """Bare AEC environment over a game's rules layer.
 
     Subclasses set ``game_class`` and ``metadata``. Keyword arguments other
-    than ``render_mode`` and ``engine`` are the game's config and are validated by it.
+    than ``render_mode``, ``engine`` and ``action_features`` are the game's config and are
+    validated by it (``obs`` among them: the observation mode, :mod:`setgames.obs`).
+
+    ``action_features=True`` (for a game with ``game.action_spec``) adds the acting agent's
+    per-action feature rows to its info, ``info["action_features"]``: an int8 array
+    ``(num_actions, action_spec.size)`` aligned with ``info["action_mask"]``, the format
+    Deep Monte-Carlo learners score one row at a time.
 
     Where the game has a compiled engine (:mod:`setgames.engine`) the env steps
     it, and the rules-layer state is rebuilt from it when ``game_state`` is
@@ -85,7 +91,8 @@ class SetGameEnv(AECEnv):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "name": "setgame",
                                           "render_fps": RENDER_FPS}
 
-    def __init__(self, render_mode: str | None = None, engine: bool | None = None, **config: Any):
+    def __init__(self, render_mode: str | None = None, engine: bool | None = None,
+                 action_features: bool = False, **config: Any):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -101,6 +108,12 @@ class SetGameEnv(AECEnv):
             raise ValueError(f"{self.game.name} has no compiled engine here (not built, or "
                              f"SETGAMES_ENGINE=0); pass engine=None or False")
         self.engine = cls(self.game) if cls is not None else None
+        if action_features is not True and action_features is not False:
+            raise ValueError(f"action_features {short_repr(action_features)} must be True or False")
+        if action_features and self.game.action_spec is None:
+            raise ValueError(f"{self.game.name} has no per-action features (game.action_spec is None)")
+        # With it on, the acting agent's info also holds its per-action feature rows.
+        self._features = action_features
         self._engine_deals = hasattr(self.engine, "deal")
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -266,6 +279,8 @@ class SetGameEnv(AECEnv):
             if acted is not None and acted != agent:
                 self.infos[acted] = {"action_mask": self._no_mask}
             self.infos[agent] = {"action_mask": mask}
+            if self._features:
+                self.infos[agent]["action_features"] = self._action_rows(seat)
             self.agent_selection = agent
             return
         if eng is None:
@@ -285,6 +300,15 @@ class SetGameEnv(AECEnv):
                 self.terminations[a] = True
             self.infos[a] = {"action_mask": self._no_mask, **final}
         self.agent_selection = acted if acted is not None else self.agents[0]
+
+    def _action_rows(self, seat: int) -> np.ndarray:
+        """``seat``'s per-action feature rows, ``(num_actions, action_spec.size)`` int8."""
+        eng = self.engine
+        if eng is None:
+            return self.game.action_features(self._state, seat)
+        rows = getattr(eng, "action_features", None)
+        # An engine without its own rows answers through the rules layer's snapshot.
+        return rows(seat) if rows is not None else self.game.action_features(self.game_state, seat)
 
     def _rules_mask(self) -> np.ndarray:
         """The rules layer's legal actions as a fresh mask; its bytes are kept as
@@ -354,6 +378,8 @@ class SetGameEnv(AECEnv):
             if nxt != agent:
                 infos[agent] = {"action_mask": self._no_mask}
             infos[nxt] = {"action_mask": mask}
+            if self._features:
+                infos[nxt]["action_features"] = self._action_rows(seat)
             self.agent_selection = nxt
         else:
             self._refresh(agent)

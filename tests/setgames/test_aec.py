@@ -255,3 +255,43 @@ def test_an_env_pickles_mid_game_and_plays_on_the_same(module, engine):
         assert not env.agents and len(copies) >= 2
         after = pickle.loads(pickle.dumps(env))  # and once the game is over
         assert after.agents == [] and after.record() == env.record()
+
+
+def test_action_features_info_holds_the_acting_agents_rows_and_only_its():
+    # The rows are the rules layer's for the seat to act, aligned with the mask; the agent that
+    # waits gets none (its mask is all zeros).
+    env = ToyEnv(action_features=True)
+    env.reset(seed=4)
+    game = env.game
+    for agent in env.agent_iter(50):
+        _, _, done, trunc, info = env.last()
+        if done or trunc:
+            env.step(None)
+            continue
+        seat = env._seat_of[agent]
+        want = game.action_features(env.game_state, seat)
+        np.testing.assert_array_equal(info["action_features"], want)
+        assert (info["action_features"][info["action_mask"] == 0] == 0).all()
+        for other in env.agents:
+            if other != agent:
+                assert "action_features" not in env.infos[other]
+        env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+
+
+def test_action_features_are_off_by_default_and_refused_where_a_game_has_none():
+    env = ToyEnv()
+    env.reset(seed=1)
+    assert "action_features" not in env.infos[env.agent_selection]
+    with pytest.raises(ValueError, match="must be True or False"):
+        ToyEnv(action_features=1)
+    no_rows = make_toy_env_class()
+    no_rows.game_class = type("NoRows", (ToyGame,), {})
+    original = ToyGame.__init__
+
+    def init(self, *a, **k):
+        original(self, *a, **k)
+        self.action_spec = None
+
+    no_rows.game_class.__init__ = init
+    with pytest.raises(ValueError, match="no per-action features"):
+        no_rows(action_features=True)

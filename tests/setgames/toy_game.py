@@ -44,6 +44,11 @@ class ToyGame(Game[ToyState]):
             Feature("pile", (), 20, "tokens left"),
             Feature("my_card", (), 3, "my hidden card"),
         ])
+        self.obs_specs = {"cards": self.obs_spec}
+        self.action_spec = ObsSpec([
+            Feature("left", (), 20, "tokens left after the take"),
+            Feature("wins", (), 1, "the take empties the pile"),
+        ])
 
     def new_state(self, rng):
         return ToyState(int(rng.integers(5, self.config.max_pile + 1)),
@@ -76,6 +81,13 @@ class ToyGame(Game[ToyState]):
 
     def observe(self, state, seat):
         return np.array([state.pile, state.hidden[seat]], dtype=np.int8)
+
+    def action_features(self, state, seat):
+        rows = np.zeros((2, 2), dtype=np.int8)
+        if seat == self.current_seat(state):
+            for a in self.legal_actions(state):
+                rows[a] = (state.pile - a - 1, state.pile == a + 1)
+        return rows
 
     def outcome(self, state):
         return {"winner": state.winner, "reason": "last token"}
