@@ -38,7 +38,9 @@ import numpy as np
 from setgames import registry
 from setgames.bots.base import Bot
 from setgames.bots.lookup import greedy_class
+from setgames.bots.views import in_mode
 from setgames.game import Game
+from setgames.obs import DEFAULT_OBS
 
 __all__ = ["FORMAT", "HEAD_GAIN", "META_KEYS", "PpoBot", "PpoPolicy", "RowHeadWeights", "WeightsError",
            "load_policy", "shipped_weights", "weights_path"]
@@ -440,6 +442,7 @@ class PpoBot(Bot):
         self.weights = str(weights) if weights is not None else None
         self.sample = bool(sample)
         self._policy: PpoPolicy | None = None
+        self._view: Any = None  # the game in the policy's observation mode (setgames.bots.views)
         self._greedy: Bot | None = None
         self._greedy_game: str | None = None
         self._features: Any = None  # the game's greedy_features, for a policy that reads them
@@ -466,7 +469,14 @@ class PpoBot(Bot):
         key = (game.name, game.version, game.num_actions, json.dumps(game.config_dict(), sort_keys=True))
         if self._policy is None or self._checked != key:
             path = self.weights if self.weights is not None else weights_path(game.name, game)
-            self._policy = load_policy(path, game)
+            # A policy reads the observation mode it was trained on, whatever mode the game
+            # it plays was made with.
+            mode = load_policy(path).meta["config"].get("obs", DEFAULT_OBS)
+            try:
+                self._view = in_mode(game, mode)
+            except ValueError as exc:
+                raise WeightsError(f"{path}: {exc}") from None
+            self._policy = load_policy(path, self._view)
             self._checked = key
             if self._policy.needs_greedy and (self._greedy is None or self._greedy_game != game.name):
                 self._greedy = greedy_class(game.name)(self._greedy_seed)
@@ -491,13 +501,16 @@ class PpoBot(Bot):
         policy = self._load(game)
         g = self._greedy.act(game, state, seat) if self._greedy is not None else None
         f = self._features(game, state, seat) if self._features is not None else None
-        return self._choose(policy, game.observe(state, seat), game.legal_actions(state), g, f)
+        return self._choose(policy, self._view.observe(state, seat), game.legal_actions(state), g, f)
 
     def supports_engine(self, game: Game, engine: Any) -> bool:
         """Every engine gives the observation and the legal list (the rules layer's); a
         policy with the greedy prior also needs its greedy bot's engine route, and one
         reading the greedy features their engine route."""
         if not self._moves_as(PpoBot):
+            return False
+        self._load(game)
+        if self._view is not game:  # the engine observes in its game's mode only
             return False
         if self._load(game).needs_features and (
                 self._features_engine is None

@@ -4,7 +4,8 @@ Three strengths for every game: ``random`` (uniform legal), ``greedy``
 (a rule-based player per game, in its package: ``<game>_env/greedy.py``,
 found through :mod:`setgames.registry`) and ``ismcts`` (information-set MCTS,
 any game); ``ppo``, a trained policy (:mod:`setgames.bots.ppo`) for the
-games whose package ships its weights; and the strength levels ``level:1``
+games whose package ships its weights; ``dmc``, an action-value network trained by
+``setgames train --algo dmc`` (:mod:`setgames.bots.dmc`); and the strength levels ``level:1``
 to ``level:6`` (:mod:`setgames.bots.levels`), each one of those bots. A bot
 *spec* is a name with options, written ``"ismcts:iterations=400,c=0.5"`` on
 the command line. Every bot but a level also takes ``epsilon=P``: a share
@@ -18,6 +19,7 @@ from typing import Any
 
 from setgames.bots import levels
 from setgames.bots.base import Bot, RandomBot
+from setgames.bots.dmc import DmcBot
 from setgames.bots.epsilon import EpsilonBot
 from setgames.bots.ismcts import IsmctsBot
 from setgames.bots.lookup import greedy_class
@@ -26,12 +28,13 @@ from setgames.bots.search import SearchBot
 
 __all__ = ["BOT_DESCRIPTIONS", "BOT_NAMES", "bot_descriptions", "greedy_class", "make_bot", "parse_bot_spec"]
 
-BOT_NAMES = ("random", "greedy", "ismcts", "ppo", "search", "level")
+BOT_NAMES = ("random", "greedy", "ismcts", "ppo", "dmc", "search", "level")
 BOT_DESCRIPTIONS = {
     "random": "uniform over the legal actions",
     "greedy": "the game's rule-based player (in its package)",
     "ismcts": "information-set Monte Carlo tree search (options: iterations, c, rollout, ...)",
     "ppo": "the trained policy shipped with the game's package",
+    "dmc": "an action-value network trained by setgames train --algo dmc (option: weights=PATH)",
     "search": ("compiled determinized search with greedy play-outs (options: iters, ms, z; infer where "
                "the game's search infers)"),
     "level": "strength levels level:1 to level:6: " + ", ".join(
@@ -80,8 +83,8 @@ def make_bot(name: str, game_name: str, seed: int | None = None, **options: Any)
         cls: type[Bot] = RandomBot
     elif name == "greedy":
         cls = greedy_class(game_name)
-    elif name in ("ismcts", "ppo", "search"):
-        search_or_policy = {"ismcts": IsmctsBot, "ppo": PpoBot, "search": SearchBot}[name]
+    elif name in ("ismcts", "ppo", "dmc", "search"):
+        search_or_policy = {"ismcts": IsmctsBot, "ppo": PpoBot, "dmc": DmcBot, "search": SearchBot}[name]
         _check_options(name, search_or_policy, options)
         try:
             return search_or_policy(seed, game_name=game_name, **options)

@@ -43,3 +43,21 @@ def first_moves(bot, game, seed: int, steps: int = 30) -> list[int]:
         moves.append(a)
         game.apply(state, a)
     return moves
+
+
+def random_dmc_weights(game, path, hidden: int = 16, seed: int = 0):
+    """A ``dmc.npz`` of random weights for ``game`` (in its own observation mode) at ``path``:
+    a policy to test the bot's plumbing with, not a strong one."""
+    import numpy as np
+
+    from setgames.bots.dmc import DmcPolicy
+
+    rng = np.random.default_rng(seed)
+    n_in = game.obs_spec.size + game.action_spec.size
+    f32 = np.float32
+    layers = [(rng.normal(0, 0.3, (n_in, hidden)).astype(f32), rng.normal(0, 0.1, hidden).astype(f32)),
+              (rng.normal(0, 0.3, (hidden, 1)).astype(f32), np.zeros(1, f32))]
+    meta = {"game": game.name, "version": game.version, "obs_size": game.obs_spec.size,
+            "row_size": game.action_spec.size, "num_actions": game.num_actions,
+            "config": game.config_dict(), "library_version": "test"}
+    return DmcPolicy(layers, meta).save(path)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,7 +14,7 @@ from setgames.game import rng_from_seed
 from setgames.registry import GAME_NAMES, describe, make_game
 from setgames.testing import global_rng_untouched
 from tests.setgames.arena.toy_multi import MultiToyGame
-from tests.setgames.bots.helpers import available_games
+from tests.setgames.bots.helpers import available_games, random_dmc_weights
 from tests.setgames.toy_game import ToyGame, ToyState
 
 # Cheap searches for long runs; a level is named by its number (3: greedy with random moves mixed in).
@@ -21,10 +24,28 @@ FAST = {"ismcts": {"iterations": 4, "max_rollout_steps": 30}, "search": {"iters"
 def _bot(name: str, game_name: str, seed: int):
     if name == "ppo" and describe(game_name).ppo_weights is None:
         pytest.skip(f"no ppo policy shipped for {game_name} yet")
+    if name == "dmc":
+        return make_bot(name, game_name, seed, weights=str(_dmc_weights(game_name)))
     try:
         return make_bot(name, game_name, seed, **FAST.get(name, {}))
     except ModuleNotFoundError:
         pytest.skip(f"{name} bot for {game_name} not written yet")
+
+
+_DMC_DIR = tempfile.mkdtemp(prefix="dmc-bots-")
+
+
+def _dmc_weights(game_name: str) -> Path:
+    # Random weights: what these tests hold (legal moves, no hidden information) is the
+    # bot's, whatever its network says.
+    path = Path(_DMC_DIR) / f"{game_name}.npz"
+    if not path.exists():
+        game = make_game(game_name, obs="structure") if "structure" in getattr(
+            make_game(game_name), "obs_specs", {}) else make_game(game_name)
+        if game.action_spec is None:
+            pytest.skip(f"{game_name} has no per-action features yet")
+        random_dmc_weights(game, path)
+    return path
 
 
 def _real_game(name: str):
@@ -62,7 +83,7 @@ def test_bots_only_choose_legal_actions_on_toy_games(name):
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_bots_only_choose_legal_actions_over_long_runs(game_name, name):
     game = _real_game(game_name)
-    games = {"random": 12, "greedy": 12, "ismcts": 2, "ppo": 12, "search": 3, "level": 12}[name]
+    games = {"random": 12, "greedy": 12, "ismcts": 2, "ppo": 12, "dmc": 12, "search": 3, "level": 12}[name]
     total = 0
     for seed in range(games):
         # The bot under test in every seat, then against random players.
