@@ -1,5 +1,9 @@
-"""``setgames train GAME``: the arguments of :func:`setgames.learn.ppo.train` (importing no torch
-until it runs, so the other subcommands work in a plain install)."""
+"""``setgames train GAME``: the arguments of :func:`setgames.learn.ppo.train` (``--algo ppo``, the
+default) and :func:`setgames.learn.dmc.train_dmc` (``--algo dmc``), importing no torch until it
+runs, so the other subcommands work in a plain install.
+
+The options both learners read share one flag; where their defaults differ the help says both.
+An option of one learner given to the other is refused in one line."""
 
 from __future__ import annotations
 
@@ -64,15 +68,41 @@ HELP = {
               "the batch steps on the CPU",
 }
 CHOICES = {"prior": ("none", "greedy", "features"), "device": ("cpu", "cuda", "auto")}
+ALGOS = ("ppo", "dmc")
+# DmcConfig's defaults, written out as TrainConfig's are (a test holds them equal): the options
+# only DMC reads, and the shared ones whose DMC default differs.
+DMC_ONLY = {"epsilon": 0.05}
+DMC_DEFAULTS = {"rollout": 32, "hidden": 256, "lr": 1e-3, "epochs": 1, "max_grad_norm": 1.0,
+                "out": "runs/dmc"}
+DMC_SHARED = ("steps", "seed", "num_envs", "rollout", "curriculum", "hidden", "lr", "epochs", "minibatches",
+              "max_grad_norm", "threads", "env_threads", "eval_every", "eval_games", "out", "device")
+HELP_DMC = {"epsilon": "with --algo dmc: the share of the learner's moves played uniformly at random",
+            "out": "directory for the weights (ppo.npz or dmc.npz), the model card, curve.csv and curve.png",
+            "epochs": "passes over each rollout's data per update",
+            "minibatches": "minibatches each pass splits the rollout's data into",
+            "hidden": "width of the hidden layers (PPO: of the actor and of the critic; DMC: of Q)"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``setgames train`` (one per :class:`~setgames.learn.ppo.TrainConfig` field)."""
     p.add_argument("game", help="game to train on (it needs a batched engine)")
-    for key, value in _defaults().items():
+    p.add_argument("--algo", choices=ALGOS, default="ppo",
+                   help="the learner: ppo (an actor-critic on the observation) or dmc (Deep Monte-Carlo: "
+                        "action values over the per-action features; the game needs them) (default: ppo)")
+    for key, value in {**_defaults(), **DMC_ONLY}.items():
         kind = {"choices": CHOICES[key]} if key in CHOICES else {"metavar": type(value).__name__.upper()}
-        p.add_argument(f"--{key.replace('_', '-')}", dest=key, type=type(value), default=value,
-                       help=f"{HELP[key]} (default: {value})", **kind)
+        if key in DMC_ONLY:
+            default = f"(default: {value}; dmc only)"
+        elif key not in DMC_SHARED:
+            default = f"(default: {value}; ppo only)"
+        elif key in DMC_DEFAULTS:
+            default = f"(default: {value}; dmc: {DMC_DEFAULTS[key]})"
+        else:
+            default = f"(default: {value})"
+        # None: not given, so each learner takes its own default (and a learner's own option given
+        # to the other is told apart from its default).
+        p.add_argument(f"--{key.replace('_', '-')}", dest=key, type=type(value), default=None,
+                       help=f"{HELP_DMC.get(key, HELP.get(key))} {default}", **kind)
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="game config option (repeatable)")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
@@ -95,18 +125,38 @@ def run(args: argparse.Namespace) -> int:
     if args.game not in game_names():
         raise UsageError(f"unknown game {args.game!r}; choose from {', '.join(game_names())}")
     config = parse_config(args.config)
-    build_game(game_class(args.game), args.game, config)
+    game = build_game(game_class(args.game), args.game, config)
+    algo = getattr(args, "algo", "ppo")
+    given = {k: v for k, v in vars(args).items() if v is not None and k in {**_defaults(), **DMC_ONLY}}
+    own = DMC_SHARED + tuple(DMC_ONLY) if algo == "dmc" else tuple(_defaults())
+    stray = [k for k in given if k not in own]
+    if stray:
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in stray)
+        other = "ppo" if algo == "dmc" else "dmc"
+        raise UsageError(f"{flags}: an option of --algo {other}, not of --algo {algo}")
     try:
-        resolve_device(args.device)
+        resolve_device(given.get("device", "cpu"))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    kwargs = {k: v for k, v in vars(args).items() if k in fields and k not in _SKIP}
-    cfg = TrainConfig(game=args.game, config=config, progress=args.progress, **kwargs)
-    try:
-        summary = train(cfg)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    if algo == "dmc":
+        if getattr(game, "action_spec", None) is None:
+            raise UsageError(f"--algo dmc learns from per-action features, which {args.game} with "
+                             f"{config or 'its default config'} does not offer (game.action_spec is None)")
+        from setgames.learn.dmc import DmcConfig, train_dmc
+
+        cfg_dmc = DmcConfig(game=args.game, config=config, progress=args.progress, **given)
+        try:
+            summary = train_dmc(cfg_dmc)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    else:
+        fields = {f.name for f in dataclasses.fields(TrainConfig)}
+        kwargs = {k: v for k, v in given.items() if k in fields and k not in _SKIP}
+        cfg = TrainConfig(game=args.game, config=config, progress=args.progress, **kwargs)
+        try:
+            summary = train(cfg)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     print(json.dumps({k: summary[k] for k in ("env_steps", "wall_s", "cpu_s", "steps_per_s", "last_eval",
                                               "weights", "weights_bytes")}))
     return 0
