@@ -1,0 +1,55 @@
+"""The baselines command: its agreement measure, its table and page, and a tiny run end to end."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from setgames.arena import BotSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("baselines", ROOT / "benchmarks" / "baselines.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_greedy_agrees_with_itself_and_random_does_not():
+    b = _module()
+    assert b.agreement(BotSpec.parse("greedy"), "bharg", {"num_players": 2}, 300, 5) == 1.0
+    assert b.agreement(BotSpec.parse("random"), "bharg", {"num_players": 2}, 300, 5) < 0.8
+
+
+def test_the_page_gets_the_table_between_its_markers(tmp_path):
+    b = _module()
+    page = tmp_path / "baselines.md"
+    page.write_text(f"# Baselines\n\n<!-- {b.MARK}:begin -->\nold\n<!-- {b.MARK}:end -->\n\nafter\n")
+    score = {"games": 20, "score": 0.25, "low": 0.1, "high": 0.4}
+    rows = [{"config": "Bharg 2p", "key": "bharg2", "mode": "cards", "method": "ppo", "steps": 1000,
+             "train_s": 3.0, "curve": [(500, score), (1000, score)], "vs_random": score, "vs_greedy": score,
+             "agreement": 0.5}]
+    b.write_page(rows, page, [tmp_path / "bharg2.png"])
+    text = page.read_text()
+    assert "old" not in text and text.endswith("after\n")
+    assert "| Bharg 2p | cards | ppo | 1,000 | 0.250 [0.100, 0.400] | 0.250 [0.100, 0.400] | 50.0% | 3 s |" in text
+    assert "![bharg2](img/baselines/bharg2.png)" in text
+
+
+@pytest.mark.long
+def test_a_tiny_run_trains_scores_and_draws_each_method(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("matplotlib")
+    b = _module()
+    args = argparse.Namespace(configs=["bharg2"], modes=["cards"], methods=["ppo"], steps=512 * 64 * 2,
+                              games=8, curve_games=4, positions=50, seed=3, workers=1, out=str(tmp_path))
+    rows = b.run(args)
+    assert [r["method"] for r in rows] == ["ppo"]
+    assert rows[0]["vs_greedy"]["games"] == 8 and 0 <= rows[0]["agreement"] <= 1
+    assert len(rows[0]["curve"]) >= 1
+    assert [p.name for p in b.plot(rows, tmp_path / "img")] == ["bharg2.png"]
