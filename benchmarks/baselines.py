@@ -187,7 +187,8 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                     spec, curve = train_maskable(name, cfg, args.steps, args.seed, where, args.curve_games,
                                                  args.workers)
                 else:
-                    spec, curve = train_ours(method, name, cfg, args.steps, args.seed, where, args.curve_games)
+                    spec, curve = train_ours(method, name, cfg, args.steps, args.seed, where,
+                                             args.curve_games)
                 train_s = time.perf_counter() - tick
                 fresh = args.seed + 1000  # deals no curve point saw
                 row = {"config": label, "key": key, "mode": mode, "method": method, "steps": args.steps,
@@ -211,8 +212,9 @@ def table(rows: list[dict[str, Any]]) -> str:
     lines = ["| config | mode | method | env steps | vs random [95%] | vs greedy [95%] | plays greedy's move "
              "| train time |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['config']} | {r['mode']} | {r['method']} | {r['steps']:,} | {cell(r['vs_random'])} "
-                     f"| {cell(r['vs_greedy'])} | {r['agreement']:.1%} | {r['train_s']:.0f} s |")
+        lines.append(f"| {r['config']} | {r['mode']} | {r['method']} | {r['steps']:,} "
+                     f"| {cell(r['vs_random'])} | {cell(r['vs_greedy'])} | {r['agreement']:.1%} "
+                     f"| {r['train_s']:.0f} s |")
     games = {r["vs_greedy"]["games"] for r in rows}
     lines.append(f"\nArena games per cell: {', '.join(f'{g:,}' for g in sorted(games))} (duplicate deals; "
                  "score = wins + half the draws).")

@@ -37,7 +37,8 @@ def test_the_page_gets_the_table_between_its_markers(tmp_path):
     b.write_page(rows, page, [tmp_path / "bharg2.png"])
     text = page.read_text()
     assert "old" not in text and text.endswith("after\n")
-    assert "| Bharg 2p | cards | ppo | 1,000 | 0.250 [0.100, 0.400] | 0.250 [0.100, 0.400] | 50.0% | 3 s |" in text
+    cell = "0.250 [0.100, 0.400]"
+    assert f"| Bharg 2p | cards | ppo | 1,000 | {cell} | {cell} | 50.0% | 3 s |" in text
     assert "![bharg2](img/baselines/bharg2.png)" in text
 
 
