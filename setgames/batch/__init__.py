@@ -25,6 +25,8 @@ keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`)
   ``"terminate"`` (an illegal action ends that slot's game with
   ``illegal_reward`` for the mover, marked in ``illegal``), ``short_deals``
   ``"skip"`` or ``"play"`` (below).
+- The observation mode is the game's (its ``obs`` option, :mod:`setgames.obs`): ``obs_size`` is
+  ``game.obs_spec.size`` and every observation array is written in that mode.
 - Attributes ``num_envs``, ``num_players``, ``obs_size``, ``num_actions``,
   ``num_threads`` (the threads the step uses), ``game``, ``state_bytes`` (the bytes of one
   slot's game state in C, what a step reads and writes beside the output rows); read-only arrays on
@@ -72,6 +74,11 @@ keep the batch usable in a forked child (the rules: :mod:`setgames.batch.guard`)
   the cards the seat has not seen (``game.determinize``'s C twins, each deal
   shared by every action): the root values of a one-step search, a one-step
   improvement on greedy.
+- ``action_features(out=None)`` (games with ``game.action_spec``, :meth:`setgames.game.Game.action_features`):
+  the per-action feature rows of the seat to act in every slot (the learner with opponents),
+  ``(B, num_actions, action_spec.size)`` int8, zero rows for illegal actions and finished slots,
+  written into ``out`` when given (a C-contiguous int8 array of that shape); no slot moves. What
+  Deep Monte-Carlo learners (``setgames train --algo dmc``) score.
 - ``greedy_features(out=None)`` (games whose descriptor has ``greedy_features``): what the greedy bot weighs
   for each move of the seat to act (the game's ``greedy_features`` table,
   flattened; ``(B, k)`` float32), the ``features`` prior of ``setgames train``.
