@@ -214,3 +214,37 @@ def test_determinize_changes_no_observation(config):
             assert twin.hands != state.hands or twin.deck != state.deck or len(state.deck) < 2
             for game in games:
                 assert np.array_equal(game.observe(twin, seat), game.observe(state, seat))
+
+
+# ----------------------------------------------------------------- the compiled block
+@pytest.mark.parametrize("config", CONFIGS)
+def test_the_compiled_engine_writes_the_reference_block(config):
+    _engine = pytest.importorskip("bharg_env._engine", reason="bharg_env._engine is not built")
+    pytest.importorskip("bharg_env._structure", reason="bharg_env._structure is not built")
+    game = BhargGame(**config, obs="structure")
+    engine = _engine.Engine(game)
+    checked = 0
+    for state in random_positions(game, 21, 12, every=3):
+        engine.load(state)
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(engine.observe(seat), game.observe(state, seat))
+        checked += 1
+    assert checked > 100
+    # the cards mode's engine is today's: the same bytes as the rules layer's cards vector
+    assert _engine.Engine(BhargGame(**config)).observe(0).shape == (OBS_SPEC.size,)
+
+
+def test_the_compiled_block_counts_outs_the_reference_counts_in_hand_worked_positions():
+    _engine = pytest.importorskip("bharg_env._engine", reason="bharg_env._engine is not built")
+    pytest.importorskip("bharg_env._structure", reason="bharg_env._structure is not built")
+    # test_three_sixes_and_a_crown_without_an_ace_pile's position, on a full deal: the Crown's
+    # two outs raise the bound count by one only (a drawn card that swaps the Lunatic out)
+    game = BhargGame(obs="structure")
+    hand = cards("Lunatic", "Penitent", "Market", "Crown of Moons", "Savage", "Painter", "Origin")
+    state = make_state(game, [hand, cards("Author", "Desert", "Journey", "Mountain", "Sailor", "Battle",
+                                          "Forest")], deck=[], discard=cards("Castle"), aces=[])
+    engine = _engine.Engine(game)
+    engine.load(state)
+    want = game.observe(state, 0)
+    np.testing.assert_array_equal(engine.observe(0), want)
+    assert block(game, state, 0)["card_outs"].sum() > 0
