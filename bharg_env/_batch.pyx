@@ -53,6 +53,7 @@ from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, Engi
                                 bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe,
                                 bh_redeal)
 from bharg_env._greedy cimport bh_greedy, bh_greedy_features
+from bharg_env._structure cimport bh_structure
 from bharg_env._search cimport bh_search_ops
 from setgames.search._pimc cimport SgBudget, SgResult, sg_pimc
 
@@ -117,6 +118,8 @@ ctypedef struct Ctx:
     float illegal_reward
     int illegal_mode, short_play
     int obs_n, n_act, np, opponents, seat_mode, fixed_seat, autoreset
+    bint structure             # the game's obs is "structure": its block follows the cards vector
+    int cards_n                # the cards vector's length
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -126,6 +129,8 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef int shown = c.learner[i] if c.learner[i] >= 0 else s.seat
     cdef char *m = c.mask + i * c.n_act
     bh_observe(s, &c.cfg, shown, <char *> (c.obs + i * c.obs_n))
+    if c.structure:
+        bh_structure(s, &c.cfg, shown, <char *> (c.obs + i * c.obs_n + c.cards_n))
     memset(m, 0, c.n_act)
     if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
         m[0] = 1
@@ -213,6 +218,9 @@ cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
     if c.autoreset == AR_SAME_STEP:
         bh_observe(s, &c.cfg, c.learner[i] if c.learner[i] >= 0 else s.seat,
                    <char *> (c.final_obs + i * c.obs_n))
+        if c.structure:
+            bh_structure(s, &c.cfg, c.learner[i] if c.learner[i] >= 0 else s.seat,
+                         <char *> (c.final_obs + i * c.obs_n + c.cards_n))
         _new_game(c, i)
     else:
         c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
@@ -434,9 +442,9 @@ cdef class Batch(GuardedCore):
         self.game = game
         self.n = num_envs
         self.num_players = game.num_players
-        self.obs_size = bh_obs_size()
+        self.obs_size = game.obs_spec.size
         self.num_actions = bh_n_actions()
-        assert game.obs_spec.size == self.obs_size
+        assert game.obs_spec.size == bh_obs_size() or game.config.obs == "structure"
         assert game.num_actions == self.num_actions
         self.opponents = opponents
         self.learner_mode = learner_seat
@@ -481,6 +489,8 @@ cdef class Batch(GuardedCore):
         c.illegal_reward = illegal_reward
         c.short_play = short_deals == "play"
         c.obs_n = self.obs_size
+        c.cards_n = bh_obs_size()
+        c.structure = game.config.obs == "structure"
         c.n_act = self.num_actions
         c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
         if c.opponents == OPP_SEARCH:

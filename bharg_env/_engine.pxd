@@ -91,8 +91,14 @@ cdef int bh_n_actions() noexcept nogil
 cdef int bh_obs_size() noexcept nogil
 
 
+# Writes an observation mode's block after the cards vector (bharg_env._structure installs it).
+ctypedef void (*bh_obs_block)(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil
+
+
 cdef class Engine:
     cdef object game
+    cdef bh_obs_block obs_block  # NULL: the cards mode
+    cdef int obs_size            # the chosen mode's observation length
     cdef BConfig cfg
     cdef BState st
     cdef BEvents ev

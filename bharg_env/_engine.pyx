@@ -837,6 +837,11 @@ cdef class Engine:
         self.st.phase = PH_OVER
         self.events = []
         self.reason = ""
+        self.obs_block = NULL
+        self.obs_size = OBS_SIZE
+        if game.config.obs == "structure":  # the block's module imports this one: installed, not cimported
+            from bharg_env import _structure
+            _structure.install(self)
 
     # ------------------------------------------------------------- state in / out
     def load(self, state):
@@ -978,8 +983,15 @@ cdef class Engine:
         """``seat``'s observation: a new writable int8 array equal to ``game.observe``."""
         if seat < 0 or seat >= self.cfg.n:
             raise ValueError(f"seat {seat} is not a seat of a {self.cfg.n}-player game")
-        arr = _new_int8(OBS_DIMS)
+        cdef cnp.npy_intp dims[1]
+        if self.obs_block is NULL:
+            arr = _new_int8(OBS_DIMS)
+            bh_observe(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr))
+            return arr
+        dims[0] = self.obs_size
+        arr = _new_int8(dims)
         bh_observe(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr))
+        self.obs_block(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr) + OBS_SIZE)
         return arr
 
     # ------------------------------------------------------------- play

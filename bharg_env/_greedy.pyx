@@ -122,6 +122,17 @@ cdef inline uint64_t _unseen(const BState *s, const BConfig *cfg, int seat) noex
     return all_cards & ~seen
 
 
+cdef int bh_ways(uint64_t hand, int ace, uint64_t unseen) noexcept nogil:
+    """:func:`bharg_env.greedy.ways_to_bind`, for the other compiled modules (the structure
+    observation counts the same outs)."""
+    return _ways(hand, ace, unseen)
+
+
+cdef uint64_t bh_unseen(const BState *s, const BConfig *cfg, int seat) noexcept nogil:
+    """:func:`bharg_env.greedy.unseen_cards`, for the other compiled modules."""
+    return _unseen(s, cfg, seat)
+
+
 cdef int bh_greedy(const BState *s, const BConfig *cfg) noexcept nogil:
     """The greedy bot's action for the seat to act in ``s`` (a game not over)."""
     cdef int legal[BH_MAX_ACTIONS]

@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from bharg_env.structure import STRUCTURE_FEATURES, structure_block
 from bharg_env.validate import validate_state
 from setgames.actions import ActionBlock, ActionLayout
 from setgames.bits import bit_list
@@ -69,6 +70,7 @@ from setgames.cards import (
 from setgames.checks import check_bool, check_choice, check_int, is_integer, short_repr
 from setgames.game import Game
 from setgames.kernels.bharg import CARD_CODES, all_bound_code, evaluate, pattern_code
+from setgames.obs import DEFAULT_OBS, check_obs
 from setgames.seeding import fast_generator
 from setgames.spec import Feature, ObsSpec
 from setgames.validate import (
@@ -86,6 +88,7 @@ __all__ = [
     "MAX_TURNS",
     "OBS_SPEC",
     "REWARD_MODES",
+    "STRUCTURE_OBS_SPEC",
     "BhargConfig",
     "BhargGame",
     "BhargState",
@@ -100,6 +103,7 @@ DEFAULT_MAX_TURNS = 200  # turns (draw + discard) before a round ends as a trunc
 # unbounded limit would let a two-line record allocate until the machine runs out.
 MAX_TURNS = 10_000
 REWARD_MODES = ("score", "win")
+OBS_OFFERED = ("cards", "structure")  # the observation modes Bharg has a spec for (setgames.obs)
 MAX_TARGET = 127  # largest target_score (scores are observed as int8, capped at the target)
 NUM_ACES = 6  # Ace ids 0..5, one per suit
 DRAW_DECK, TAKE_DISCARD, DISCARD0 = 0, 1, 2  # action ids: draw, take, discard card c = 2 + c
@@ -126,6 +130,8 @@ class BhargConfig:
         target_score: None for one round; else match play until a score reaches it.
         max_turns: turns in a round before it ends as a truncated draw (1..MAX_TURNS).
         reward: ``"score"`` (points per round, zero-sum) or ``"win"`` (+1 / -1 per loser).
+        obs: the observation mode (:mod:`setgames.obs`): ``"cards"`` (the default) or
+            ``"structure"`` (cards followed by the set core's reading, :mod:`bharg_env.structure`).
     """
 
     num_players: int = 2
@@ -135,6 +141,7 @@ class BhargConfig:
     target_score: int | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     reward: str = "score"
+    obs: str = DEFAULT_OBS
 
     def __post_init__(self) -> None:
         # Checked and stored as plain Python values (a numpy integer becomes an int):
@@ -149,6 +156,7 @@ class BhargConfig:
             put(self, "target_score", check_int("target_score", self.target_score, 1, MAX_TARGET))
         put(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_TURNS))
         put(self, "reward", check_choice("reward", self.reward, REWARD_MODES))
+        put(self, "obs", check_obs(self.obs, OBS_OFFERED))
 
     def deck(self) -> tuple[int, ...]:
         """Card ids in play, ascending."""
@@ -238,6 +246,9 @@ OBS_SPEC = ObsSpec([
             "match scores of [me, next, next-but-one], capped at target_score (all 0 in one-round play)"),
     Feature("turns_left", (), 127, "turns left before the round ends as a draw, capped at 127"),
 ])
+STRUCTURE_OBS_SPEC = ObsSpec([*OBS_SPEC.features, *STRUCTURE_FEATURES])
+"""The ``structure`` mode: :data:`OBS_SPEC`'s cards vector, then the set core's reading
+(:mod:`bharg_env.structure`)."""
 _BITS8 = [bytes((b >> k) & 1 for k in range(8)) for b in range(256)]
 _BITS16 = [a + b for b in _BITS8 for a in _BITS8]  # 16-bit chunk -> its 16 0/1 bytes
 _BITS13 = [x[:13] for x in _BITS16[: 1 << 13]]
@@ -328,14 +339,18 @@ class BhargGame(Game[BhargState]):
 
     def __init__(self, num_players: int = 2, excuse: bool = False, pawns: bool = False,
                  courts: bool = False, target_score: int | None = None,
-                 max_turns: int = DEFAULT_MAX_TURNS, reward: str = "score"):
-        self.config = cfg = BhargConfig(num_players, excuse, pawns, courts, target_score, max_turns, reward)
+                 max_turns: int = DEFAULT_MAX_TURNS, reward: str = "score", obs: str = DEFAULT_OBS):
+        self.config = cfg = BhargConfig(num_players, excuse, pawns, courts, target_score, max_turns, reward,
+                                        obs)
         num_players, target_score, max_turns = cfg.num_players, cfg.target_score, cfg.max_turns
         self.num_players = num_players
         self.hand_size = HAND_SIZES[num_players]
         self.deck_cards = self.config.deck()
         self.layout = make_layout()
-        self.obs_spec = OBS_SPEC
+        self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_OBS_SPEC}
+        self.obs_spec = self.obs_specs[cfg.obs]
+        if cfg.obs == "structure":  # an instance attribute: the cards path keeps its speed
+            self.observe = self._observe_structure  # type: ignore[method-assign]
         self._target = target_score
         # turns played -> the turns_left feature (turn never exceeds max_turns)
         self._turns_left = [_BYTE[min(max_turns - t, 127)] for t in range(max_turns + 1)]
@@ -566,6 +581,12 @@ class BhargGame(Game[BhargState]):
         return _frombuffer(_join((hand, piles, sizes, known_next, known_after, tails[len(state.deck)],
                                   score_turns[state.turn])), _INT8)
 
+    def _observe_structure(self, state: BhargState, seat: int) -> np.ndarray:
+        """``seat``'s view in the ``structure`` mode: the cards vector, then
+        :func:`bharg_env.structure.structure_block`."""
+        cards = BhargGame.observe(self, state, seat)
+        return np.concatenate([cards, structure_block(self, state, observer_seat(seat, self.num_players))])
+
     def _obs_cache(self, state: BhargState) -> list:
         """Build the observation pieces :meth:`apply` keeps current: per seat its hand,
         the piles (shared), per seat the cards others know it holds (then an
@@ -721,7 +742,7 @@ class BhargGame(Game[BhargState]):
         legal_actions_consistent(self.legal_actions(state), self.layout.n, state.phase == _OVER)
         if state.obs_bytes is not None:  # derived pieces the rules layer patches: must be current
             try:
-                ok = all(self.observe(state, s).tobytes() == self.observation_bytes(state, s)
+                ok = all(BhargGame.observe(self, state, s).tobytes() == self.observation_bytes(state, s)
                          for s in range(self.num_players))
             except (TypeError, ValueError, IndexError, KeyError, AttributeError):
                 ok = False

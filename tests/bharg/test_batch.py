@@ -171,8 +171,12 @@ def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=400, ma
     return ended
 
 
+@pytest.mark.parametrize("obs", ["cards", "structure"])
 @pytest.mark.parametrize("config", CONFIGS)
-def test_self_play_batches_replay_in_raw_env_step_by_step(config):
+def test_self_play_batches_replay_in_raw_env_step_by_step(config, obs):
+    if obs == "structure":  # fewer steps (the lockstep compares every row; few matches end in them)
+        _lockstep({**config, "obs": obs}, num_envs=8, steps=150)
+        return
     assert _lockstep(config) > 8  # match play: few matches end in 400 steps, many rounds do
 
 
@@ -198,6 +202,7 @@ def test_self_play_mover_rewards():
     ("greedy", "random", {"excuse": True, "pawns": True, "courts": True, "max_turns": 40})])
 def test_learner_vs_opponents_replays_with_the_python_bots(opponents, learner_seat, config):
     assert _lockstep(config, opponents, learner_seat, num_envs=16, steps=300) > 10
+    _lockstep({**config, "obs": "structure"}, opponents, learner_seat, num_envs=6, steps=150)
 
 
 def test_next_step_autoreset_deals_on_the_step_after_the_end():

@@ -1,0 +1,152 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Bharg's ``structure`` observation block in C, without the GIL: the bytes
+:func:`bharg_env.structure.structure_block` (the reference; ``tests/bharg/test_structure.py``
+compares them on random positions of every config) writes after the cards vector.
+
+One implementation serves the compiled engine (:func:`install` hands it
+:c:func:`bh_structure`; the engine cannot cimport this module, which cimports it) and the
+batch's observation writer. Every figure is a call of the engine's C binding kernel
+(:c:func:`bh_evaluate`) or of the compiled greedy bot's outs count and unseen cards (the
+same facts the bot weighs, not its choice).
+
+Speed: how many cards a hand binds depends on the suit patterns it holds, not on which card
+of a pattern (bharg_env/README.md, rules choice 11: sets are made of suits; the Ace Pile
+binds by suit), so the unseen cards are walked one pattern at a time. And a card ``c``
+unbound in some arrangement binding the most becomes bound in all of them only by a drawn
+card ``u`` that raises the bound count past ``B(H + u - c) >= B(H - c) + [u bound by the Ace]
+== B(H) + [u bound by the Ace]``, so the free cards are only tried with such cards.
+"""
+
+from libc.stdint cimport uint64_t
+from libc.string cimport memset
+
+from bharg_env._engine cimport BH_NCARDS, BConfig, BState, Engine, bh_evaluate
+from bharg_env._greedy cimport bh_ways, bh_unseen
+
+from bharg_env.rules import OBS_SPEC, STRUCTURE_OBS_SPEC
+from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS
+from setgames.kernels.bharg import PATTERNS as _PATTERNS
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+    int __builtin_popcountll(unsigned long long) nogil
+
+cdef int BLOCK_START = OBS_SPEC.size
+_SL = {k: v.start - OBS_SPEC.size for k, v in STRUCTURE_OBS_SPEC.slices.items() if v.start >= OBS_SPEC.size}
+cdef int O_NEED = _SL["card_need"]
+cdef int O_TRASH = _SL["card_trash"]
+cdef int O_OUTS = _SL["card_outs"]
+cdef int O_FEEDS = _SL["card_feeds"]
+cdef int O_BOUND = _SL["bound"]
+cdef int O_ALL = _SL["all_bound"]
+cdef int O_UNBOUND = _SL["unbound_value"]
+cdef int O_WAYS = _SL["ways"]
+cdef int O_UNSEEN = _SL["unseen"]
+cdef int O_TOP = _SL["top_gain"]
+cdef int O_OPP_B = _SL["opp_bound"]
+cdef int O_OPP_U = _SL["opp_unbound_value"]
+cdef int BLOCK_SIZE = STRUCTURE_OBS_SPEC.size - OBS_SPEC.size
+assert list(_SL) == ["card_need", "card_trash", "card_outs", "card_feeds", "bound", "all_bound",
+                     "unbound_value", "ways", "unseen", "top_gain", "opp_bound", "opp_unbound_value"], \
+    "Bharg's structure layout changed"
+
+cdef int NPAT = len(_PATTERNS)
+cdef int VALUE[BH_NCARDS]
+cdef int PATTERN[BH_NCARDS]  # the card's suit pattern (index in the kernel's PATTERNS); -1: the Excuse
+cdef uint64_t PATTERN_CARDS[32]  # per pattern, its cards
+cdef int DECKTET_SM[BH_NCARDS]  # suit mask per card
+for _c in range(BH_NCARDS):
+    DECKTET_SM[_c] = DECKTET_SUIT_MASKS[_c]
+    VALUE[_c] = BHARG_VALUES[_c]
+    PATTERN[_c] = _PATTERNS.index(DECKTET_SUIT_MASKS[_c]) if DECKTET_SUIT_MASKS[_c] else -1
+for _p in range(32):
+    PATTERN_CARDS[_p] = 0
+for _c in range(BH_NCARDS):
+    if PATTERN[_c] >= 0:
+        PATTERN_CARDS[PATTERN[_c]] |= (<uint64_t> 1) << _c
+
+
+cdef inline int _bound(uint64_t hand, int ace) noexcept nogil:
+    cdef int b, u
+    bh_evaluate(hand, ace, &b, &u)
+    return b
+
+
+cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil:
+    """The structure block of ``seat``'s view of ``s`` into the ``BLOCK_SIZE`` bytes at ``out``."""
+    cdef int n = cfg.n, ace = s.aces[s.aces_len - 1] if s.aces_len else -1
+    cdef uint64_t hand = s.hands[seat], unseen = bh_unseen(s, cfg, seat), h, free = 0, bit, k, f, rest
+    cdef int base_b, base_u, b, u, c, p, j, o, bu, cnt, ways = 0, x
+    cdef bint ab, anchor
+    memset(out, 0, BLOCK_SIZE)
+    ab = bh_evaluate(hand, ace, &base_b, &base_u)
+    h = hand
+    while h:
+        c = __builtin_ctzll(h)
+        bit = (<uint64_t> 1) << c
+        h ^= bit
+        bh_evaluate(hand ^ bit, ace, &b, &u)
+        out[O_NEED + c] = base_b - b
+        out[O_TRASH + c] = VALUE[c] > 0 and u == base_u - VALUE[c]
+        if b == base_b:
+            free |= bit
+    # the unseen cards a pattern at a time: the ways to bind, and the free cards' outs among them
+    for p in range(NPAT):
+        rest = unseen & PATTERN_CARDS[p]
+        if not rest:
+            continue
+        cnt = __builtin_popcountll(rest)
+        x = __builtin_ctzll(rest)
+        bu = _bound(hand | (<uint64_t> 1) << x, ace)
+        if bu > base_b + 1:
+            ways += cnt
+        anchor = ace >= 0 and (DECKTET_SM[x] >> ace) & 1
+        if bu <= base_b + anchor:
+            continue
+        f = free
+        while f:
+            c = __builtin_ctzll(f)
+            bit = (<uint64_t> 1) << c
+            f ^= bit
+            if bu > _bound((hand ^ bit) | (<uint64_t> 1) << x, ace):
+                out[O_OUTS + c] += cnt
+    # each opponent's known cards: what they bind, and which of my cards would bind more of them
+    for j in range(n - 1):
+        o = seat + 1 + j
+        if o >= n:
+            o -= n
+        k = s.known[o]
+        if not k:
+            continue
+        bh_evaluate(k, ace, &b, &u)
+        out[O_OPP_B + j] = b
+        out[O_OPP_U + j] = u
+        h = hand
+        while h:
+            c = __builtin_ctzll(h)
+            bit = (<uint64_t> 1) << c
+            h ^= bit
+            if _bound(k | bit, ace) >= b + 2:
+                out[O_FEEDS + c] += 1
+    out[O_BOUND] = base_b
+    out[O_ALL] = ab
+    out[O_UNBOUND] = base_u
+    out[O_WAYS] = ways
+    out[O_UNSEEN] = __builtin_popcountll(unseen)
+    if s.disc_len:
+        out[O_TOP] = _bound(hand | (<uint64_t> 1) << s.discard[s.disc_len - 1], ace) - base_b
+
+
+def install(Engine engine):
+    """Make ``engine``'s ``observe`` write the structure block after the cards vector."""
+    engine.obs_block = bh_structure
+    engine.obs_size = BLOCK_START + BLOCK_SIZE
+
+
+def structure_block(Engine engine, int seat):
+    """The block alone in ``engine``'s position, as a new int8 array (for tests)."""
+    import numpy as np
+    arr = np.zeros(BLOCK_SIZE, np.int8)
+    cdef signed char[::1] view = arr
+    bh_structure(&engine.st, &engine.cfg, seat, <char *> &view[0])
+    return arr

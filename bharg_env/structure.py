@@ -1,0 +1,117 @@
+"""Bharg's ``structure`` observation: the cards vector, then the set core's reading of the
+position from the observer's knowledge only (the Python reference; the compiled engine and
+the batch write the same bytes from ``bharg_env/_structure.pyx``).
+
+Every figure comes from the binding kernel, :func:`setgames.kernels.bharg.evaluate` (the
+largest number of bound cards ``B`` and the lowest unbound value ``U`` of a hand, under the
+Ace Pile top as it is: ``bharg_env/README.md``, rules summary "Sets" and "Bound", rules
+choices 11-13), and from the cards the observer has not seen
+(:func:`bharg_env.greedy.unseen_cards`: the deck and the opponents' cards not taken from the
+discard pile). Facts only: no move is ranked or chosen here.
+
+Per card id ``c`` of the observer's hand ``H`` (zero for cards not held):
+
+- ``card_need``: ``B(H) - B(H - c)``, how many bound cards the hand loses without ``c``;
+  0 exactly when ``c`` is unbound in some arrangement binding the most;
+- ``card_trash``: ``c`` is unbound in some arrangement of lowest unbound value
+  (``U(H - c) == U(H) - value(c)``, value above 0), i.e. dead weight under the best scoring;
+- ``card_outs``: for ``c`` with need 0, the unseen cards ``u`` that, drawn in, bind it in
+  every arrangement binding the most (``B(H + u) > B(H + u - c)``);
+- ``card_feeds``: the opponents whose known cards ``K`` it binds more of than itself
+  (``B(K + c) >= B(K) + 2``), what handing it over on the discard pile threatens.
+
+Then the hand as a whole (``B``, all bound, ``U``: what it concedes if the round ended now,
+the unseen cards that would bind more of it than themselves, the unseen count), the discard
+top (``B(H + top) - B(H)``) and each opponent's known cards (their ``B`` and ``U``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from setgames.bits import bit_list
+from setgames.cards import BHARG_VALUES, NUM_DECKTET
+from setgames.kernels.bharg import evaluate
+from setgames.spec import Feature
+
+__all__ = ["STRUCTURE_FEATURES", "structure_block"]
+
+STRUCTURE_FEATURES = (
+    Feature("card_need", (NUM_DECKTET,), 9,
+            "my card c: bound cards my hand loses without it, B(hand) - B(hand - c) (0: unbound in some "
+            "arrangement binding the most; 0 for cards not held)"),
+    Feature("card_trash", (NUM_DECKTET,), 1,
+            "my card c is unbound in some arrangement of lowest unbound value (dropping it lowers what I "
+            "would concede by its value)"),
+    Feature("card_outs", (NUM_DECKTET,), NUM_DECKTET,
+            "my card c of need 0: unseen cards that, drawn in, would bind it in every arrangement binding "
+            "the most"),
+    Feature("card_feeds", (NUM_DECKTET,), 2,
+            "my card c: opponents whose known cards it would bind more of than itself, "
+            "B(known + c) >= B(known) + 2"),
+    Feature("bound", (), 9, "my bound cards, the most at once: B(hand)"),
+    Feature("all_bound", (), 1, "1 when every card of my hand is bound"),
+    Feature("unbound_value", (), 90, "what I would concede if the round ended now: U(hand), the lowest "
+            "unbound value"),
+    Feature("ways", (), NUM_DECKTET, "unseen cards that, drawn in, would bind more of my hand than "
+            "themselves: B(hand + u) > B(hand) + 1"),
+    Feature("unseen", (), NUM_DECKTET, "cards I have not seen (the deck and the opponents' cards not "
+            "taken from the discard pile)"),
+    Feature("top_gain", (), 9, "bound cards the discard top would add to my hand: B(hand + top) - B(hand) "
+            "(0: empty pile)"),
+    Feature("opp_bound", (2,), 8, "the next / next-but-one player's known cards: how many bind among "
+            "themselves, B(known) (0: none or no such player)"),
+    Feature("opp_unbound_value", (2,), 80, "the next / next-but-one player's known cards: their lowest "
+            "unbound value U(known)"),
+)
+
+
+def _ev(hand: int, ace: int) -> tuple[int, int]:
+    """(B, U) of ``hand`` facing Ace Pile top ``ace`` (-1: none)."""
+    e = evaluate(hand, None if ace < 0 else ace)
+    return e.bound, e.unbound_value
+
+
+def _all_bound(hand: int, ace: int) -> bool:
+    return evaluate(hand, None if ace < 0 else ace).all_bound
+
+
+def structure_block(game: Any, state: Any, seat: int) -> np.ndarray:
+    """The structure block of ``seat``'s observation (int8, the sizes of
+    :data:`STRUCTURE_FEATURES` in order), from what ``seat`` knows only."""
+    # bharg_env.rules imports this module for the spec, and the greedy module's compiled
+    # twin imports the rules: read the greedy helpers once all three are loaded.
+    from bharg_env.greedy import unseen_cards, ways_to_bind
+
+    n = game.num_players
+    hand = state.hands[seat]
+    ace = state.aces[-1] if state.aces else -1
+    unseen = unseen_cards(game, state, seat)
+    cards = bit_list(hand)
+    base_b, base_u = _ev(hand, ace)
+    need = np.zeros(NUM_DECKTET, np.int8)
+    trash = np.zeros(NUM_DECKTET, np.int8)
+    outs = np.zeros(NUM_DECKTET, np.int8)
+    feeds = np.zeros(NUM_DECKTET, np.int8)
+    opps = [(seat + j) % n for j in range(1, n)]
+    opp_b, opp_u = [0, 0], [0, 0]
+    for j, o in enumerate(opps):
+        k = state.known[o]
+        if k:
+            opp_b[j], opp_u[j] = _ev(k, ace)
+    for c in cards:
+        b, u = _ev(hand & ~(1 << c), ace)
+        need[c] = base_b - b
+        v = BHARG_VALUES[c]
+        trash[c] = v > 0 and u == base_u - v
+        if need[c] == 0:
+            outs[c] = sum(_ev(hand | 1 << x, ace)[0] > _ev(hand & ~(1 << c) | 1 << x, ace)[0]
+                          for x in bit_list(unseen))
+        feeds[c] = sum(_ev(state.known[o] | 1 << c, ace)[0] >= opp_b[j] + 2
+                       for j, o in enumerate(opps) if state.known[o])
+    top_gain = _ev(hand | 1 << state.discard[-1], ace)[0] - base_b if state.discard else 0
+    tail = [base_b, int(_all_bound(hand, ace)), base_u, ways_to_bind(hand, ace, unseen),
+            unseen.bit_count(), top_gain, *opp_b, *opp_u]
+    return np.concatenate([need, trash, outs, feeds, np.array(tail, np.int8)])
