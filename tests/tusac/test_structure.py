@@ -194,3 +194,58 @@ def test_the_block_is_the_reference_function():
     state = _mid_game(game, 3)
     cards = game.obs_specs["cards"].size
     assert list(game.observe(state, 2)[cards:]) == structure_block(state, 2)
+
+
+# ---------------------------------------------------------------- the compiled copies
+
+_engine = pytest.importorskip("tusac_env._engine", reason="tusac_env._engine is not built")
+
+
+@pytest.mark.parametrize("config", [*CONFIGS, {"num_players": 4, "penalty_rule": False, "first_player": 2}],
+                         ids=lambda c: f"{c['num_players']}p-{c.get('first_player', 0)}")
+def test_the_engine_equals_the_reference_on_random_positions(config):
+    game = TuSacGame(**config, obs="structure")
+    engine = _engine.Engine(game)
+    for seed in range(60):
+        state = _mid_game(game, seed + 100)
+        engine.load(state)
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(engine.observe(seat), game.observe(state, seat))
+            np.testing.assert_array_equal(engine.action_features(seat), game.action_features(state, seat))
+
+
+def test_the_engine_observes_cards_unchanged_in_cards_mode():
+    cards, struct = TuSacGame(num_players=3), TuSacGame(num_players=3, obs="structure")
+    one, two = _engine.Engine(cards), _engine.Engine(struct)
+    state = _mid_game(cards, 7)
+    one.load(state)
+    two.load(state)
+    size = cards.obs_spec.size
+    for seat in range(3):
+        assert one.observe(seat).size == size
+        np.testing.assert_array_equal(two.observe(seat)[:size], one.observe(seat))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c['num_players']}p")
+def test_the_batch_equals_the_reference_and_its_features_are_the_seat_to_acts(config):
+    from setgames.batch import make_batch
+
+    game = TuSacGame(**config, obs="structure")
+    b = make_batch(game, 16, seed=5, opponents="greedy", learner_seat="rotate")
+    b.reset()
+    assert b.obs.shape == (16, game.obs_spec.size)
+    rng = np.random.default_rng(3)
+    out = np.zeros((16, game.num_actions, game.action_spec.size), np.int8)
+    for _ in range(40):
+        feats = b.action_features(out=out)
+        assert feats is out
+        for i in range(16):
+            if b.seat[i] < 0:
+                assert not out[i].any()
+                continue
+            state = b.state(i)
+            np.testing.assert_array_equal(b.obs[i], game.observe(state, int(b.seat[i])))
+            np.testing.assert_array_equal(out[i], game.action_features(state, int(b.seat[i])))
+        b.step(b.sample(rng))
+    with pytest.raises(ValueError, match="shape"):
+        b.action_features(out=np.zeros((16, 3), np.int8))
