@@ -45,7 +45,8 @@ from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal, ts_fill_mask,
-                                ts_legal, ts_legal_list, ts_observe, ts_redeal, ts_setup)
+                                ts_action_features, ts_legal, ts_legal_list, ts_observe, ts_redeal, ts_setup,
+                                ts_structure, ts_structure_size)
 from tusac_env._search cimport ts_search_ops
 from setgames.search._pimc cimport SG_MAX_ACTIONS, SgBudget, SgResult, sg_pimc
 from tusac_env._greedy cimport ts_greedy
@@ -107,6 +108,9 @@ ctypedef struct Ctx:
     float illegal_reward
     int illegal_mode, short_play
     int np, obs_n, n_act, opponents, seat_mode, fixed_seat, autoreset
+    bint structure             # obs="structure": the block after the cards part of each row
+    signed char *feat_out      # where action_features() writes (B x n_act x feat_n)
+    int feat_n
     bint far                   # the slots outgrow the caches: the loops prefetch (AHEAD)
 
 
@@ -142,12 +146,19 @@ cdef inline int _shown(Ctx *c, Py_ssize_t i) noexcept nogil:
     return c.last_mover[i] if _over(&c.st[i]) else c.st[i].current
 
 
+cdef inline void _observe(Ctx *c, TSState *s, int seat, signed char *row) noexcept nogil:
+    """``seat``'s observation of ``s`` in the game's mode into ``row``."""
+    ts_observe(s, seat, <unsigned char *> row)
+    if c.structure:  # (the cards mode does no more than before)
+        ts_structure(s, seat, <unsigned char *> row)
+
+
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Row ``i`` of obs, mask and seat from slot ``i``'s game: the learner's view (or, in
     self-play, the seat to act; once over, the last mover), and its legal actions."""
     cdef TSState *s = &c.st[i]
     cdef char *m = c.mask + i * c.n_act
-    ts_observe(s, _shown(c, i), <unsigned char *> (c.obs + i * c.obs_n))
+    _observe(c, s, _shown(c, i), c.obs + i * c.obs_n)
     memset(m, 0, TS_N_ACTIONS)  # (n_act: a constant, so the clear is inlined)
     if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
         m[0] = 1
@@ -233,7 +244,7 @@ cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
     c.final_seed[i] = c.game_seed[i]
     c.final_learner[i] = c.learner[i]
     if c.autoreset == AR_SAME_STEP:
-        ts_observe(s, _shown(c, i), <unsigned char *> (c.final_obs + i * c.obs_n))
+        _observe(c, s, _shown(c, i), c.final_obs + i * c.obs_n)
         _new_game(c, i)
     else:
         c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
@@ -363,6 +374,20 @@ cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             c.sample_out[i] = ts_greedy(&c.st[i])
 
 
+cdef void _features_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``action_features()`` of slots ``lo`` to ``hi - 1`` (a pool task): the rows of the seat to
+    act, zero once over (and in a deal the learner never acted in)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef Py_ssize_t i
+    cdef signed char *rows
+    for i in range(lo, hi):
+        rows = c.feat_out + i * c.n_act * c.feat_n
+        if c.status[i] != LIVE or _over(&c.st[i]):
+            memset(rows, 0, c.n_act * c.feat_n)
+        else:
+            ts_action_features(&c.st[i], c.st[i].current, rows)
+
+
 cdef inline bint _bad(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Whether slot ``i`` takes an action and ``actions[i]`` is out of range or illegal there."""
     cdef long long a
@@ -463,8 +488,10 @@ cdef class Batch(GuardedCore):
             raise MemoryError(f"no memory for {B} Tu Sac games")
         for i in range(B):
             ts_setup(&self.c.st[i], game.config, NULL)
-        self.obs_size = self.c.st[0].obs_size
+        self.c.structure = game.obs == "structure"
+        self.obs_size = ts_structure_size(NP) if self.c.structure else self.c.st[0].obs_size
         assert game.obs_spec.size == self.obs_size
+        self.c.feat_n = game.action_spec.size
         self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,
                     self.obs_size, self.num_actions, NP)
         self._slot_seed = np.zeros(B, np.uint64)
@@ -600,6 +627,27 @@ cdef class Batch(GuardedCore):
         c.sample_out = <long long *> cnp.PyArray_DATA(out)
         with nogil:
             sg_pool_run(self.pool, _greedy_range, c, n, CHUNK)
+        return out
+
+    def action_features(self, out=None):
+        """Per-action features of every slot's seat to act: int8 ``(num_envs, num_actions, F)``
+        (``F = game.action_spec.size``; rows of :func:`tusac_env.structure.action_features`, zero
+        for illegal actions and finished games), written into ``out`` when given (a C-contiguous
+        int8 array of that shape) and returned."""
+        shape = (self.n, self.num_actions, self.c.feat_n)
+        if out is None:
+            out = np.empty(shape, np.int8)
+        elif (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.int8
+              or not out.flags.c_contiguous or not out.flags.writeable):
+            raise ValueError(f"out must be a writable C-contiguous int8 array of shape {shape}")
+        cdef Ctx *c = &self.c
+        self._enter("action_features")
+        try:
+            c.feat_out = <signed char *> cnp.PyArray_DATA(out)
+            with nogil:
+                sg_pool_run(self.pool, _features_range, c, self.n, CHUNK)
+        finally:
+            self._exit()
         return out
 
     cdef object _sample(self, object rng, object out):

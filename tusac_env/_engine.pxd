@@ -19,6 +19,8 @@ cdef enum:
     MAXSEAT = 4
     MAXSETS = 64     # public sets per seat (at most 112 cards; checked on load)
     MAXOBS = 400     # bytes of one seat's observation (checked per config)
+    MAXSOBS = 800    # bytes of one seat's structure observation (checked per config)
+    MAXAFEAT = 128   # bytes of one per-action feature row (checked)
     NKIND = 12       # public set kinds a count row holds (9 today: checked in _engine.pyx)
     PADDING = 32     # bytes that round sizeof(TSState) up to a multiple of 64
     KHUI_IDX = 99    # win_meld's "meld index" of a Khui
@@ -121,6 +123,9 @@ cdef int ts_legal_list(TSState *g, int *out) noexcept nogil
 cdef int ts_apply(TSState *g, int action) noexcept nogil
 cdef void ts_observe(TSState *g, int seat, unsigned char *out) noexcept nogil
 cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil
+cdef int ts_structure_size(int n) noexcept nogil
+cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil
+cdef void ts_action_features(TSState *g, int seat, signed char *out) noexcept nogil
 cdef void ts_setup(TSState *g, object config, TSRecord *rec) except *
 cdef unsigned int ts_worst(TSState *g) noexcept nogil
 cdef int ts_meld_trash(TSState *g, int s, int idx) noexcept nogil
@@ -143,6 +148,8 @@ cdef class Engine:
     # output array lengths (numpy's C API makes the arrays)
     cdef cnp.npy_intp obs_dims[1]
     cdef cnp.npy_intp mask_dims[1]
+    cdef cnp.npy_intp feat_dims[2]
+    cdef bint structure                # the game's obs is "structure": observe adds the block
 
     cdef void _flush(self) except *
     cdef void _illegal(self, action) except *

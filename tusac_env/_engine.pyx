@@ -48,6 +48,7 @@ from tusac_env import claims as _claims
 from tusac_env import flow as _flow
 from tusac_env import melds as _melds
 from tusac_env import scoring as _scoring
+from tusac_env import structure as _structure
 from tusac_env.layout import DISCARD0 as _PY_DISCARD0
 from tusac_env.layout import HIT as _PY_HIT
 from tusac_env.layout import NUM_ACTIONS as _PY_NUM_ACTIONS
@@ -479,10 +480,27 @@ cdef int ts_outs_sum(TSState *g, const unsigned char *counts, int *unseen) noexc
     return total
 
 # ------------------------------------------------------------ worst cards
+cdef unsigned int ts_fewest_outs(TSState *g, const unsigned char *counts, int *unseen, int *pawn,
+                                 unsigned int legal) noexcept nogil:
+    """The types of mask ``legal`` with the fewest outs in the block ``counts`` (``pawn`` from
+    :c:func:`ts_pawn_outs`), as a type mask."""
+    cdef int t, o, low = 99
+    cdef unsigned int worst = 0, m = legal
+    while m:
+        t = __builtin_ctz(m)
+        m &= m - 1
+        o = ts_type_outs(g, counts, unseen, t, pawn)
+        if o < low:
+            low = o
+            worst = 1U << t
+        elif o == low:
+            worst |= 1U << t
+    return worst
+
 cdef unsigned int ts_worst(TSState *g) noexcept nogil:
     """The current seat's worst discards as a type mask (:func:`tusac_env.flow.worst_cards`)."""
-    cdef int cur, t, o, low
-    cdef unsigned int legal, m, worst
+    cdef int cur
+    cdef unsigned int legal, worst
     cdef int unseen[NT]
     cdef int pawn[4]
     if g.worst_ok:
@@ -494,18 +512,7 @@ cdef unsigned int ts_worst(TSState *g) noexcept nogil:
     else:  # (an active card while discarding: a state the rules never make, refused on load)
         ts_unseen(g, cur, unseen)
         ts_pawn_outs(g, g.private[cur], unseen, pawn)
-        worst = 0
-        low = 99
-        m = legal
-        while m:
-            t = __builtin_ctz(m)
-            m &= m - 1
-            o = ts_type_outs(g, g.private[cur], unseen, t, pawn)
-            if o < low:
-                low = o
-                worst = 1U << t
-            elif o == low:
-                worst |= 1U << t
+        worst = ts_fewest_outs(g, g.private[cur], unseen, pawn, legal)
     g.worst_mask = worst
     g.worst_ok = True
     return worst
@@ -1094,6 +1101,217 @@ cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil:
         x &= x - 1
 
 
+# ---------------------------------------------------------------- structure mode (tusac_env.structure)
+
+ctypedef struct TSSLayout:
+    # absolute offsets of tusac_env.structure's features in the structure vector of n players
+    int cards, size
+    int unseen, trash_types, outs, worst, settled, comp, win, win_outs, waiting, pair, khui_outs
+    int pair_threat, khui_threat, pub_value, doubled, stake
+
+ctypedef struct TSALayout:
+    # offsets of one row of tusac_env.structure.make_action_spec
+    int size
+    int kind, card, used, meld_kind, meld_value, trash_after, wins, outs_after, win_outs_after
+    int waiting_after, card_outs, card_worst, card_unseen, card_pair_threat, card_khui_threat
+
+cdef TSSLayout SLAYOUT[MAXSEAT + 1]
+cdef TSALayout ALAYOUT
+cdef int S_CAP = _structure.CAP
+cdef int S_MAX_OUTS = _structure.MAX_OUTS
+cdef int MELD_KIND_OF[NKIND]   # public kind index -> index in structure.MELD_KINDS (-1: none)
+
+
+def _fill_structure_layouts():
+    """Copy the offsets of the structure and action specs (once, at load)."""
+    cdef TSSLayout *L
+    for n in (2, 3, 4):
+        spec = _structure.make_structure_spec(n)
+        off = {name: sl.start for name, sl in spec.slices.items()}
+        L = &SLAYOUT[n]
+        L.cards = LAYOUT[n].size
+        L.size = spec.size
+        assert off["unseen"] == L.cards and spec.size <= MAXSOBS
+        L.unseen, L.trash_types, L.outs = off["unseen"], off["trash_types"], off["outs"]
+        L.worst, L.settled, L.comp = off["worst_types"], off["settled"], off["comp_trash"]
+        L.win, L.win_outs, L.waiting = off["win_types"], off["win_outs"], off["waiting"]
+        L.pair, L.khui_outs = off["pair_types"], off["khui_outs"]
+        L.pair_threat, L.khui_threat = off["pair_threat"], off["khui_threat"]
+        L.pub_value, L.doubled, L.stake = off["public_value"], off["doubled"], off["stake"]
+    spec = _structure.make_action_spec(4)
+    off = {name: sl.start for name, sl in spec.slices.items()}
+    A = &ALAYOUT
+    A.size = spec.size
+    assert spec.size <= MAXAFEAT
+    A.kind, A.card, A.used, A.meld_kind = off["kind"], off["card"], off["used"], off["meld_kind"]
+    A.meld_value, A.trash_after, A.wins = off["meld_value"], off["trash_after"], off["wins"]
+    A.outs_after, A.win_outs_after, A.waiting_after = off["outs_after"], off["win_outs_after"], off["waiting_after"]
+    A.card_outs, A.card_worst, A.card_unseen = off["card_outs"], off["card_worst"], off["card_unseen"]
+    A.card_pair_threat, A.card_khui_threat = off["card_pair_threat"], off["card_khui_threat"]
+    for k in range(NKIND):
+        MELD_KIND_OF[k] = -1
+    for k, name in enumerate(PUBLIC_KINDS):
+        if name in _structure.MELD_KINDS:
+            MELD_KIND_OF[k] = _structure.MELD_KINDS.index(name)
+
+
+_fill_structure_layouts()
+
+
+cdef int ts_structure_size(int n) noexcept nogil:
+    """Bytes of the structure vector of ``n`` players (the cards vector and the block)."""
+    return SLAYOUT[n].size
+
+cdef inline bint _others_khap(TSState *g, int seat) noexcept nogil:
+    """Whether a player other than ``seat`` holds a Khap (the Khap counts are public)."""
+    cdef int s
+    for s in range(g.n):
+        if s != seat and g.khaps[s]:
+            return True
+    return False
+
+cdef inline int _cap(int v, int top) noexcept nogil:
+    return v if v < top else top
+
+cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil:
+    """``seat``'s structure block (:func:`tusac_env.structure.structure_block`) into the row ``b``,
+    after its cards part (which :c:func:`ts_observe` writes)."""
+    cdef const TSSLayout *L = &SLAYOUT[g.n]
+    cdef int n = g.n, t, k, s, r, v, c, win_outs = 0, khui_outs = 0
+    cdef int unseen[NT]
+    cdef int pawn[4]
+    cdef const unsigned char *own = g.private[seat]
+    cdef unsigned int disc = g.disc[seat], win = g.win[seat], m
+    cdef bint others = _others_khap(g, seat)
+    cdef bint dbl
+    memset(b + L.cards, 0, L.size - L.cards)
+    ts_unseen(g, seat, unseen)
+    ts_pawn_outs(g, own, unseen, pawn)
+    for t in range(NT):
+        b[L.unseen + t] = unseen[t]
+        c = own[t]
+        if HELD[c]:
+            b[L.outs + t] = _cap(ts_type_outs(g, own, unseen, t, pawn), S_MAX_OUTS)
+            if g.ctrash[seat][COMP_OF[t]] == 0:
+                b[L.settled + t] = 1
+            if c == 2 and t % 7 != 0:
+                b[L.pair + t] = 1
+        elif c == 3:
+            khui_outs += unseen[t]
+        if (disc >> t) & 1:
+            b[L.trash_types + t] = 1
+        if (win >> t) & 1:
+            b[L.win + t] = 1
+            win_outs += unseen[t]
+        if n >= 3 and t % 7 != 0 and unseen[t] >= 2:
+            b[L.pair_threat + t] = 1
+        if others and unseen[t] == 3:
+            b[L.khui_threat + t] = 1
+    m = disc if popcount32(disc) <= 1 else ts_fewest_outs(g, own, unseen, pawn, disc)
+    while m:
+        b[L.worst + __builtin_ctz(m)] = 1
+        m &= m - 1
+    for k in range(NCOMP):
+        b[L.comp + k] = g.ctrash[seat][k]
+    b[L.win_outs] = _cap(win_outs, S_CAP)
+    b[L.waiting] = ts_is_waiting(g, seat)
+    b[L.khui_outs] = khui_outs
+    for r in range(n):
+        s = seat + r if seat + r < n else seat + r - n
+        v = 0
+        for k in range(NKINDS):
+            v += g.kind_counts[s][k] * KIND_VALUE[k]
+        dbl = g.kind_counts[s][KI_QUAN] + g.kind_counts[s][KI_KHUI] > 0
+        b[L.pub_value + r] = _cap(v, S_CAP)
+        b[L.doubled + r] = dbl
+        b[L.stake + r] = _cap((3 + v) * (2 if dbl else 1) + 10, S_CAP)
+
+
+cdef void _after(TSState *g, int seat, int k, int code, const unsigned char *rest, int *unseen,
+                 signed char *row) noexcept nogil:
+    """The ``*_after`` facts of ``seat``'s block ``rest`` (component ``k`` now ``code``, the others
+    as they are) into ``row``. The trash, win mask and waiting test are the step's own
+    (:c:func:`ts_win_and_hot`, :c:func:`ts_is_waiting`), run on seat 0 of a scratch state
+    holding just what they read."""
+    cdef const TSALayout *A = &ALAYOUT
+    cdef TSState t
+    cdef int j, win_outs = 0
+    cdef unsigned int m
+    memcpy(t.codes[0], g.codes[seat], NCOMP)
+    memcpy(t.ctrash[0], g.ctrash[seat], NCOMP)
+    t.codes[0][k] = code
+    t.ctrash[0][k] = COMP_TRASH[k][code]
+    t.trash[0] = g.trash[seat] + COMP_TRASH[k][code] - g.ctrash[seat][k]
+    t.high[0] = 0
+    ts_win_and_hot(&t, 0)
+    m = t.win[0]
+    while m:
+        win_outs += unseen[__builtin_ctz(m)]
+        m &= m - 1
+    row[A.trash_after] = t.trash[0]
+    row[A.outs_after] = _cap(ts_outs_sum(g, rest, unseen), S_CAP)
+    row[A.win_outs_after] = _cap(win_outs, S_CAP)
+    row[A.waiting_after] = ts_is_waiting(&t, 0)
+
+
+cdef void ts_action_features(TSState *g, int seat, signed char *out) noexcept nogil:
+    """``seat``'s per-action rows (:func:`tusac_env.structure.action_features`) into the
+    ``TS_N_ACTIONS`` rows at ``out`` (zero rows for the illegal actions; all zero unless
+    ``seat`` is to act)."""
+    cdef const TSALayout *A = &ALAYOUT
+    cdef unsigned long long legal
+    cdef unsigned int worst = 0
+    cdef int action, t, a, k, code, j, n = g.n
+    cdef int unseen[NT]
+    cdef int pawn[4]
+    cdef unsigned char rest[NT]
+    cdef signed char *row
+    cdef bint others
+    memset(out, 0, TS_N_ACTIONS * A.size)
+    if g.phase == PH_OVER or g.current != seat:
+        return
+    legal = ts_legal(g)
+    ts_unseen(g, seat, unseen)
+    ts_pawn_outs(g, g.private[seat], unseen, pawn)
+    others = _others_khap(g, seat)
+    if g.phase == PH_DISCARD:
+        worst = ts_worst(g)
+    while legal:
+        action = __builtin_ctzll(legal)
+        legal &= legal - 1
+        row = out + action * A.size
+        if action >= DISCARD0:
+            t = action - DISCARD0
+            k = COMP_OF[t]
+            memcpy(rest, g.private[seat], NT)
+            rest[t] -= 1
+            row[A.kind + 3] = 1
+            row[A.card + t] = 1
+            row[A.card_outs] = _cap(ts_type_outs(g, g.private[seat], unseen, t, pawn), S_MAX_OUTS)
+            row[A.card_worst] = (worst >> t) & 1
+            row[A.card_unseen] = unseen[t]
+            row[A.card_pair_threat] = n >= 3 and t % 7 != 0 and unseen[t] >= 2
+            row[A.card_khui_threat] = others and unseen[t] == 3
+            _after(g, seat, k, g.codes[seat][k] - PLACE[t], rest, unseen, row)
+        elif action == HIT or action == PASS:
+            row[A.kind + (1 if action == HIT else 2)] = 1
+            k = 0
+            _after(g, seat, k, g.codes[seat][k], g.private[seat], unseen, row)
+        else:
+            a = g.active
+            k = COMP_OF[a]
+            ts_meld_rest(g, seat, action, rest)
+            row[A.kind] = 1
+            row[A.card + a] = 1
+            for j in range(MI_NUSED[a][action]):
+                row[A.used + MI_USED[a][action][j]] += 1
+            row[A.meld_kind + MELD_KIND_OF[MI_KIND[a][action]]] = 1
+            row[A.meld_value] = KIND_VALUE[MI_KIND[a][action]]
+            row[A.card_unseen] = unseen[a]
+            _after(g, seat, k, g.codes[seat][k] - MI_PLACE[a][action], rest, unseen, row)
+            row[A.wins] = row[A.trash_after] == 0
+
+
 cdef void ts_setup(TSState *g, object config, TSRecord *rec) except *:
     """A state for ``config`` (a :class:`~tusac_env.state.TuSacConfig`): its options (no game
     until a deal or a load); ``rec`` keeps the event record (NULL: none)."""
@@ -1159,7 +1377,11 @@ cdef class Engine:
         self.game = game
         self.config = game.config
         ts_setup(&self.st, game.config, &self.rec)
-        self.obs_dims[0] = self.st.obs_size
+        self.structure = game.obs == "structure"
+        self.obs_dims[0] = ts_structure_size(self.st.n) if self.structure else self.st.obs_size
+        assert self.obs_dims[0] == game.obs_spec.size
+        self.feat_dims[0] = NUM_ACTIONS
+        self.feat_dims[1] = ALAYOUT.size
         self.mask_dims[0] = NUM_ACTIONS
         self.events = []
         self.result = ""
@@ -1311,6 +1533,18 @@ cdef class Engine:
             raise ValueError(f"seat {seat!r} is not 0..{n - 1}")
         arr = cnp.PyArray_SimpleNew(1, self.obs_dims, cnp.NPY_INT8)
         ts_observe(&self.st, seat, <unsigned char *>cnp.PyArray_DATA(arr))
+        if self.structure:
+            ts_structure(&self.st, seat, <unsigned char *>cnp.PyArray_DATA(arr))
+        return arr
+
+    def action_features(self, int seat):
+        """``seat``'s per-action features: a new int8 array ``(num_actions, F)`` equal to
+        ``game.action_features`` (:func:`tusac_env.structure.action_features`)."""
+        cdef int n = self.st.n
+        if not 0 <= seat < n:
+            raise ValueError(f"seat {seat!r} is not 0..{n - 1}")
+        arr = cnp.PyArray_SimpleNew(2, self.feat_dims, cnp.NPY_INT8)
+        ts_action_features(&self.st, seat, <signed char *>cnp.PyArray_DATA(arr))
         return arr
 
     # ------------------------------------------------------------ apply

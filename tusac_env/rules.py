@@ -28,6 +28,7 @@ import numpy as np
 
 from setgames.cards import NUM_TUSAC_TYPES, TUSAC_NAMES
 from setgames.game import Game
+from setgames.obs import DEFAULT_OBS, check_obs
 from setgames.validate import StateError, check_list, legal_actions_consistent
 from tusac_env import flow
 from tusac_env.layout import LAYOUT
@@ -44,6 +45,7 @@ from tusac_env.state import (
     TuSacState,
     lend_picture,
 )
+from tusac_env.structure import action_features, make_action_spec, make_structure_observe, make_structure_spec
 from tusac_env.validate import validate_fields
 
 __all__ = ["TuSacGame", "deal_hidden"]
@@ -62,6 +64,8 @@ class TuSacGame(Game[TuSacState]):
         penalty_rule: apply the penalty rule (default True).
         first_player: seat dealt 21 cards, or ``"random"`` (drawn from the seed).
         reward_scale: factor on the net payments, finite, in [1e-6, 1e6] (default 1.0).
+        obs: the observation mode, ``"cards"`` (default) or ``"structure"`` (the cards vector
+            followed by :mod:`tusac_env.structure`'s block); anything else is a ``ValueError``.
 
     >>> game = TuSacGame(num_players=2)
     >>> from setgames.game import rng_from_seed
@@ -78,17 +82,25 @@ class TuSacGame(Game[TuSacState]):
     search_module = "tusac_env._search"
 
     def __init__(self, num_players: int = 4, penalty_rule: bool = True,
-                 first_player: int | str = 0, reward_scale: float = 1.0):
-        self.config = TuSacConfig(num_players, penalty_rule, first_player, reward_scale)
-        self.num_players = num_players = self.config.num_players
+                 first_player: int | str = 0, reward_scale: float = 1.0, obs: str = DEFAULT_OBS):
+        self.num_players = num_players = TuSacConfig(num_players).num_players
+        cards = make_obs_spec(num_players)
+        self.obs_specs = {"cards": cards, "structure": make_structure_spec(num_players)}
+        self.config = TuSacConfig(num_players, penalty_rule, first_player, reward_scale,
+                                  check_obs(obs, tuple(self.obs_specs)))
         self.layout = LAYOUT
-        self.obs_spec = make_obs_spec(num_players)
-        self._observer = Observer(self.obs_spec, num_players, flow.worst_cards)
+        self.obs = self.config.obs
+        self.obs_spec = self.obs_specs[self.obs]
+        self._observer = Observer(cards, num_players, flow.worst_cards)
+        self.action_spec = make_action_spec(num_players)
         self._apply = flow.make_apply(self.config)
         # The per-step entry points, bound once on the instance (found before the class's
         # methods, which do the same): each saves a Python call a step.
         self.apply = self._apply  # type: ignore[method-assign]
-        self.observe = self._observer.observe  # type: ignore[method-assign]
+        self._observe = self._observer.observe
+        if self.obs == "structure":  # the cards vector and the structure block after it
+            self._observe = make_structure_observe(self._observe, num_players)
+        self.observe = self._observe  # type: ignore[method-assign]
         self.legal_actions = flow.legal_actions  # type: ignore[method-assign]
         self.current_seat = _CURRENT  # type: ignore[method-assign]
 
@@ -154,8 +166,12 @@ class TuSacGame(Game[TuSacState]):
         return tuple(state.returns)
 
     def observe(self, state: TuSacState, seat: int) -> np.ndarray:
-        """``seat``'s int8 observation (see ``tusac_env/README.md``)."""
-        return self._observer.observe(state, seat)
+        """``seat``'s int8 observation in the game's mode (see ``tusac_env/README.md``)."""
+        return self._observe(state, seat)
+
+    def action_features(self, state: TuSacState, seat: int) -> np.ndarray:
+        """Per-action features of ``seat`` (:func:`tusac_env.structure.action_features`)."""
+        return action_features(state, seat)
 
     def worst_cards(self, state: TuSacState) -> list[int]:
         """The current seat's worst discards (the "Find Trash" hint); [] unless discarding."""

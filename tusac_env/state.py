@@ -22,6 +22,7 @@ from typing import Any
 
 from setgames.cards import NUM_TUSAC_TYPES, TUSAC_COLORS, TUSAC_PIECES
 from setgames.checks import check_bool, check_real, is_integer, short_repr
+from setgames.obs import DEFAULT_OBS
 
 __all__ = [
     "DRAW_LIMIT",
@@ -109,12 +110,15 @@ class TuSacConfig:
             (drawn from the game's seed).
         reward_scale: factor applied to the net payments, a finite number in
             ``[MIN_REWARD_SCALE, MAX_REWARD_SCALE]``.
+        obs: the observation mode (:mod:`setgames.obs`), checked by the game against the
+            modes it offers.
     """
 
     num_players: int = 4
     penalty_rule: bool = True
     first_player: int | str = 0
     reward_scale: float = 1.0
+    obs: str = DEFAULT_OBS
 
     def __post_init__(self) -> None:
         # Checked and stored as plain Python values (a numpy integer becomes an int,

@@ -162,17 +162,19 @@ def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=600, ma
     return ended
 
 
+@pytest.mark.parametrize("obs", ["cards", "structure"])
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c['num_players']}p-{c['first_player']}")
-def test_self_play_batches_replay_in_raw_env_step_by_step(config):
+def test_self_play_batches_replay_in_raw_env_step_by_step(config, obs):
     # 24 slots x 600 steps: some 200 random games per config, across auto-resets.
-    assert _lockstep(config) > 100
+    assert _lockstep({**config, "obs": obs}) > 100
 
 
+@pytest.mark.parametrize("obs", ["cards", "structure"])
 @pytest.mark.parametrize("opponents,learner_seat,config", [
     ("greedy", 0, CONFIGS[0]), ("greedy", "rotate", CONFIGS[1]), ("random", 1, CONFIGS[2]),
     ("random", "random", CONFIGS[3]), ("greedy", "random", CONFIGS[2])])
-def test_learner_vs_opponents_replays_with_the_python_bots(opponents, learner_seat, config):
-    assert _lockstep(config, opponents, learner_seat, num_envs=16, steps=300) > 30
+def test_learner_vs_opponents_replays_with_the_python_bots(opponents, learner_seat, config, obs):
+    assert _lockstep({**config, "obs": obs}, opponents, learner_seat, num_envs=16, steps=300) > 30
 
 
 def test_next_step_autoreset_deals_on_the_step_after_the_end():
