@@ -72,7 +72,7 @@ ALGOS = ("ppo", "dmc")
 # DmcConfig's defaults, written out as TrainConfig's are (a test holds them equal): the options
 # only DMC reads, and the shared ones whose DMC default differs.
 DMC_ONLY = {"epsilon": 0.05}
-DMC_DEFAULTS = {"rollout": 32, "hidden": 256, "lr": 1e-3, "epochs": 1, "max_grad_norm": 1.0,
+DMC_DEFAULTS = {"rollout": 32, "lr": 1e-3, "epochs": 1, "max_grad_norm": 1.0,
                 "out": "runs/dmc"}
 DMC_SHARED = ("steps", "seed", "num_envs", "rollout", "curriculum", "hidden", "lr", "epochs", "minibatches",
               "max_grad_norm", "threads", "env_threads", "eval_every", "eval_games", "out", "device")

@@ -61,7 +61,7 @@ class DmcConfig:
     num_envs: int = 512
     rollout: int = 32
     curriculum: str = "random:0.05,greedy"
-    hidden: int = 256
+    hidden: int = 128
     lr: float = 1e-3
     epochs: int = 1
     minibatches: int = 8
@@ -98,6 +98,13 @@ class QNet(nn.Module):
         """Scores ``(B, A)`` of every row ``(B, A, row_size)`` of each position ``(B, obs_size)``."""
         w = self.first.weight
         h = (obs @ w[:, :self.obs_size].T)[:, None, :] + rows @ w[:, self.obs_size:].T + self.first.bias
+        return self.rest(h)[..., 0]
+
+    def some_rows(self, obs: torch.Tensor, rows: torch.Tensor, slot: torch.Tensor) -> torch.Tensor:
+        """Scores ``(L,)`` of rows ``(L, row_size)``, row ``i`` in position ``obs[slot[i]]``: the
+        legal actions only (a few of a game's actions are legal at a time)."""
+        w = self.first.weight
+        h = (obs @ w[:, :self.obs_size].T)[slot] + rows @ w[:, self.obs_size:].T + self.first.bias
         return self.rest(h)[..., 0]
 
     def policy(self, meta: dict[str, Any]) -> DmcPolicy:
@@ -233,10 +240,13 @@ def train_dmc(cfg: DmcConfig) -> dict[str, Any]:
                     mask = np.asarray(batch.mask).astype(bool)
                     greedy = batch.greedy_actions() if t % AGREEMENT_EVERY == 0 else None
                     env_s += time.perf_counter() - tick
+                    slot, action = np.nonzero(mask)
                     with torch.no_grad():
-                        q = net.all_rows(torch.from_numpy(obs).to(dev, torch.float32),
-                                         torch.from_numpy(rows_buf).to(dev, torch.float32)).cpu().numpy()
-                    q[~mask] = -np.inf
+                        legal_rows = torch.from_numpy(rows_buf[slot, action]).to(dev, torch.float32)
+                        q_legal = net.some_rows(torch.from_numpy(obs).to(dev, torch.float32), legal_rows,
+                                                torch.from_numpy(slot).to(dev)).cpu().numpy()
+                    q = np.full((B, n_act), -np.inf, np.float32)
+                    q[slot, action] = q_legal
                     act = q.argmax(1)
                     if greedy is not None:
                         agree += int((act == greedy).sum())

@@ -47,6 +47,8 @@ def test_scoring_every_row_at_once_equals_scoring_each_and_the_numpy_policy_agre
     every = net.all_rows(obs, rows)
     each = torch.stack([net(obs, rows[:, a]) for a in range(4)], 1)
     torch.testing.assert_close(every, each)
+    slot, action = torch.tensor([0, 0, 3, 4]), torch.tensor([1, 3, 0, 2])
+    torch.testing.assert_close(net.some_rows(obs, rows[slot, action], slot), each[slot, action])
     policy = net.policy({"obs_size": 7})
     for b in range(5):
         got = policy.values(obs[b].numpy().astype(np.int8), rows[b].numpy().astype(np.int8))
