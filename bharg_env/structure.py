@@ -23,6 +23,13 @@ Per card id ``c`` of the observer's hand ``H`` (zero for cards not held):
 Then the hand as a whole (``B``, all bound, ``U``: what it concedes if the round ended now,
 the unseen cards that would bind more of it than themselves, the unseen count), the discard
 top (``B(H + top) - B(H)``) and each opponent's known cards (their ``B`` and ``U``).
+
+Per-action features (:data:`ACTION_FEATURES`, the Deep Monte-Carlo format): one row per
+legal action of the seat to act, the same kernel facts about the hand the action leaves:
+*draw deck* the hand held (the card to come is unseen), *take discard* the hand plus the
+discard top, *discard c* the hand without ``c`` facing the Ace Pile top after it (a
+discarded Ace tops the Ace Pile); and the card taken or discarded, its value, and what it
+feeds the opponents' known cards.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from setgames.cards import BHARG_VALUES, NUM_DECKTET
 from setgames.kernels.bharg import evaluate
 from setgames.spec import Feature
 
-__all__ = ["STRUCTURE_FEATURES", "structure_block"]
+__all__ = ["ACTION_FEATURES", "STRUCTURE_FEATURES", "action_features", "structure_block"]
 
 STRUCTURE_FEATURES = (
     Feature("card_need", (NUM_DECKTET,), 9,
@@ -115,3 +122,57 @@ def structure_block(game: Any, state: Any, seat: int) -> np.ndarray:
     tail = [base_b, int(_all_bound(hand, ace)), base_u, ways_to_bind(hand, ace, unseen),
             unseen.bit_count(), top_gain, *opp_b, *opp_u]
     return np.concatenate([need, trash, outs, feeds, np.array(tail, np.int8)])
+
+
+ACTION_FEATURES = (
+    Feature("kind", (3,), 1, "the action, one-hot: [draw deck, take discard, discard]"),
+    Feature("card", (NUM_DECKTET,), 1, "the card taken or discarded, one-hot (all 0: draw deck)"),
+    Feature("ace_change", (), 1, "1 when the discarded card is an Ace: it tops the Ace Pile"),
+    Feature("bound_after", (), 9, "B of the hand the action leaves (draw deck: the hand held; take: "
+            "with the discard top; discard: without the card, facing the Ace Pile top after it)"),
+    Feature("all_bound_after", (), 1, "1 when every card of that hand is bound (a discard: the round "
+            "is won)"),
+    Feature("unbound_after", (), 90, "U of that hand, its lowest unbound value"),
+    Feature("ways_after", (), NUM_DECKTET, "unseen cards that, drawn into that hand, would bind more of it "
+            "than themselves"),
+    Feature("card_value", (), 10, "the value of the card taken or discarded"),
+    Feature("card_feeds", (), 2, "a discard: opponents whose known cards the card would bind more of than "
+            "itself (it lies on the discard pile for the next player)"),
+)
+
+
+def action_features(game: Any, state: Any, seat: int) -> np.ndarray:
+    """Per action, ``(num_actions, F)`` int8 (:data:`ACTION_FEATURES`): rows for the actions
+    legal to ``seat`` (all zero when ``seat`` is not to act or the game is over), from what
+    ``seat`` knows only."""
+    from bharg_env.greedy import unseen_cards, ways_to_bind
+
+    width = sum(f.size for f in ACTION_FEATURES)
+    out = np.zeros((game.num_actions, width), np.int8)
+    if game.is_over(state) or state.seat != seat:
+        return out
+    hand = state.hands[seat]
+    ace = state.aces[-1] if state.aces else -1
+    unseen = unseen_cards(game, state, seat)
+    n = game.num_players
+    known = [state.known[(seat + j) % n] for j in range(1, n)]
+    known_b = [_ev(k, ace)[0] if k else 0 for k in known]
+    for a in game.legal_actions(state):
+        row = out[a]
+        if a < 2:  # draw deck, take discard (bharg_env.rules action ids)
+            card = -1 if a == 0 else state.discard[-1]
+            h, top = hand if card < 0 else hand | 1 << card, ace
+            row[a] = 1
+        else:
+            card = a - 2
+            h, top = hand & ~(1 << card), card if card < 6 else ace
+            row[2] = 1
+            row[3 + NUM_DECKTET] = card < 6
+            row[-1] = sum(_ev(k | 1 << card, ace)[0] >= b + 2
+                          for k, b in zip(known, known_b, strict=True) if k)
+        if card >= 0:
+            row[3 + card] = 1
+            row[-2] = BHARG_VALUES[card]
+        b, u = _ev(h, top)
+        row[4 + NUM_DECKTET:8 + NUM_DECKTET] = (b, _all_bound(h, top), u, ways_to_bind(h, top, unseen))
+    return out
