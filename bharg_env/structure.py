@@ -6,8 +6,9 @@ Every figure comes from the binding kernel, :func:`setgames.kernels.bharg.evalua
 largest number of bound cards ``B`` and the lowest unbound value ``U`` of a hand, under the
 Ace Pile top as it is: ``bharg_env/README.md``, rules summary "Sets" and "Bound", rules
 choices 11-13), and from the cards the observer has not seen
-(:func:`bharg_env.greedy.unseen_cards`: the deck and the opponents' cards not taken from the
-discard pile). Facts only: no move is ranked or chosen here.
+(:func:`unseen_cards`: the deck and the opponents' cards not taken from the discard pile).
+Facts only: no move is ranked or chosen here; the greedy bot (:mod:`bharg_env.greedy`) weighs
+two of these facts, :func:`unseen_cards` and :func:`ways_to_bind`, which live here.
 
 Per card id ``c`` of the observer's hand ``H`` (zero for cards not held):
 
@@ -43,7 +44,8 @@ from setgames.cards import BHARG_VALUES, NUM_DECKTET
 from setgames.kernels.bharg import evaluate
 from setgames.spec import Feature
 
-__all__ = ["ACTION_FEATURES", "STRUCTURE_FEATURES", "action_features", "structure_block"]
+__all__ = ["ACTION_FEATURES", "STRUCTURE_FEATURES", "action_features", "structure_block", "unseen_cards",
+           "ways_to_bind"]
 
 STRUCTURE_FEATURES = (
     Feature("card_need", (NUM_DECKTET,), 9,
@@ -75,6 +77,38 @@ STRUCTURE_FEATURES = (
 )
 
 
+def unseen_cards(game: Any, state: Any, seat: int) -> int:
+    """Bitmask of the cards ``seat`` has not seen: deck plus opponents' hidden cards."""
+    seen = state.hands[seat] | state.discard_mask
+    for c in state.aces:
+        seen |= 1 << c
+    for s, k in enumerate(state.known):
+        if s != seat:
+            seen |= k
+    all_cards = 0
+    for c in game.deck_cards:
+        all_cards |= 1 << c
+    return all_cards & ~seen
+
+
+def ways_to_bind(hand: int, ace_top: int, unseen: int) -> int:
+    """How many unseen cards would, drawn into ``hand``, bind more of its cards.
+
+    >>> from setgames.cards import card_from_name as C
+    >>> two_sixes = 1 << C("Lunatic") | 1 << C("Penitent")
+    >>> ways_to_bind(two_sixes, -1, 1 << C("Market") | 1 << C("Crown of Moons"))   # the third 6
+    1
+    """
+    base = evaluate(hand, None if ace_top < 0 else ace_top).bound
+    ace = None if ace_top < 0 else ace_top
+    n = 0
+    for u in bit_list(unseen):
+        # > base + 1: the new card binds at least one card of the hand besides itself.
+        if evaluate(hand | 1 << u, ace).bound > base + 1:
+            n += 1
+    return n
+
+
 def _ev(hand: int, ace: int) -> tuple[int, int]:
     """(B, U) of ``hand`` facing Ace Pile top ``ace`` (-1: none)."""
     e = evaluate(hand, None if ace < 0 else ace)
@@ -88,10 +122,6 @@ def _all_bound(hand: int, ace: int) -> bool:
 def structure_block(game: Any, state: Any, seat: int) -> np.ndarray:
     """The structure block of ``seat``'s observation (int8, the sizes of
     :data:`STRUCTURE_FEATURES` in order), from what ``seat`` knows only."""
-    # bharg_env.rules imports this module for the spec, and the greedy module's compiled
-    # twin imports the rules: read the greedy helpers once all three are loaded.
-    from bharg_env.greedy import unseen_cards, ways_to_bind
-
     n = game.num_players
     hand = state.hands[seat]
     ace = state.aces[-1] if state.aces else -1
@@ -145,8 +175,6 @@ def action_features(game: Any, state: Any, seat: int) -> np.ndarray:
     """Per action, ``(num_actions, F)`` int8 (:data:`ACTION_FEATURES`): rows for the actions
     legal to ``seat`` (all zero when ``seat`` is not to act or the game is over), from what
     ``seat`` knows only."""
-    from bharg_env.greedy import unseen_cards, ways_to_bind
-
     width = sum(f.size for f in ACTION_FEATURES)
     out = np.zeros((game.num_actions, width), np.int8)
     if game.is_over(state) or state.seat != seat:

@@ -13,8 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from bharg_env.greedy import unseen_cards
 from bharg_env.rules import OBS_SPEC, BhargConfig, BhargGame
+from bharg_env.structure import unseen_cards
 from setgames.bits import bit_list
 from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS, EXCUSE_ID
 from setgames.game import rng_from_seed
