@@ -53,7 +53,7 @@ from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, Engi
                                 bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe,
                                 bh_redeal)
 from bharg_env._greedy cimport bh_greedy, bh_greedy_features
-from bharg_env._structure cimport bh_structure
+from bharg_env._structure cimport bh_action_features, bh_structure
 from bharg_env._search cimport bh_search_ops
 from setgames.search._pimc cimport SgBudget, SgResult, sg_pimc
 
@@ -119,6 +119,8 @@ ctypedef struct Ctx:
     int illegal_mode, short_play
     int obs_n, n_act, np, opponents, seat_mode, fixed_seat, autoreset
     bint structure             # the game's obs is "structure": its block follows the cards vector
+    char *af_out               # where action_features() writes (B x n_act x af_n)
+    int af_n                   # one action row's features
     int cards_n                # the cards vector's length
 
 
@@ -352,6 +354,19 @@ cdef void _features_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             bh_greedy_features(&c.st[i], &c.cfg, row)
 
 
+cdef void _action_features_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``action_features()`` of slots ``lo`` to ``hi - 1`` (a pool task; ``af_out`` rows)."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef Py_ssize_t i
+    cdef char *row
+    for i in range(lo, hi):
+        row = c.af_out + i * c.n_act * c.af_n
+        if c.status[i] != LIVE:
+            memset(row, 0, c.n_act * c.af_n)
+        else:
+            bh_action_features(&c.st[i], &c.cfg, c.st[i].seat, row)
+
+
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
     """``greedy_actions()`` of slots ``lo`` to ``hi - 1`` (a pool task)."""
     cdef Ctx *c = <Ctx *> arg
@@ -491,6 +506,7 @@ cdef class Batch(GuardedCore):
         c.obs_n = self.obs_size
         c.cards_n = bh_obs_size()
         c.structure = game.config.obs == "structure"
+        c.af_n = game.action_spec.size
         c.n_act = self.num_actions
         c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
         if c.opponents == OPP_SEARCH:
@@ -607,6 +623,32 @@ cdef class Batch(GuardedCore):
             return self._greedy_features(out)
         finally:
             self._exit()
+
+    def action_features(self, out=None):
+        """The per-action features of the seat to act in every slot
+        (:func:`bharg_env.structure.action_features`, compiled): int8 ``(num_envs,
+        num_actions, game.action_spec.size)``, zero rows for illegal actions and for slots
+        where no seat acts; ``out`` a C-contiguous int8 array of that shape to write into.
+        No slot moves. Split over the threads."""
+        self._enter("action_features")
+        try:
+            return self._action_features(out)
+        finally:
+            self._exit()
+
+    cdef object _action_features(self, object out):
+        """The body of :meth:`action_features`."""
+        shape = (self.n, self.num_actions, self.c.af_n)
+        if out is None:
+            out = np.zeros(shape, np.int8)
+        elif (not isinstance(out, np.ndarray) or out.dtype != np.int8 or out.shape != shape
+              or not out.flags.c_contiguous or not out.flags.writeable):
+            raise ValueError(f"out must be a writable C-contiguous int8 array of shape {shape}")
+        cdef Ctx *c = &self.c
+        c.af_out = <char *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _action_features_range, c, self.n, CHUNK)
+        return out
 
     cdef object _greedy_features(self, object out):
         """The body of :meth:`greedy_features`."""

@@ -994,6 +994,15 @@ cdef class Engine:
         self.obs_block(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr) + OBS_SIZE)
         return arr
 
+    def action_features(self, int seat):
+        """``game.action_features(state, seat)`` from the C state: a new int8 array
+        ``(num_actions, game.action_spec.size)`` (:mod:`bharg_env._structure`, which imports
+        this module: imported here, not cimported)."""
+        if seat < 0 or seat >= self.cfg.n:
+            raise ValueError(f"seat {seat} is not a seat of a {self.cfg.n}-player game")
+        from bharg_env import _structure
+        return _structure.action_features(self, seat)
+
     # ------------------------------------------------------------- play
     def apply(self, int action):
         """Play a legal ``action``; returns the per-seat rewards on a step that returns

@@ -46,7 +46,7 @@ cdef inline int _key(uint64_t hand, int ace) noexcept nogil:
 
 
 cdef inline int _ways(uint64_t hand, int ace, uint64_t unseen) noexcept nogil:
-    """:func:`bharg_env.greedy.ways_to_bind`. How many cards a hand binds depends on the suit
+    """:func:`bharg_env.structure.ways_to_bind`. How many cards a hand binds depends on the suit
     patterns it holds, not on which card of a pattern (sets are made of suits; the Ace Pile
     binds by suit), so one evaluation serves every unseen card of a pattern; the Excuse
     (always bound, in no set) binds exactly itself and never counts."""
@@ -109,7 +109,7 @@ cdef int _best_discard(uint64_t hand, int ace, uint64_t unseen, bint ways, int *
 
 
 cdef inline uint64_t _unseen(const BState *s, const BConfig *cfg, int seat) noexcept nogil:
-    """:func:`bharg_env.greedy.unseen_cards`: the deck and the opponents' cards not known."""
+    """:func:`bharg_env.structure.unseen_cards`: the deck and the opponents' cards not known."""
     cdef uint64_t seen = s.hands[seat] | s.disc_mask, all_cards = 0
     cdef int i
     for i in range(s.aces_len):
@@ -123,13 +123,13 @@ cdef inline uint64_t _unseen(const BState *s, const BConfig *cfg, int seat) noex
 
 
 cdef int bh_ways(uint64_t hand, int ace, uint64_t unseen) noexcept nogil:
-    """:func:`bharg_env.greedy.ways_to_bind`, for the other compiled modules (the structure
+    """:func:`bharg_env.structure.ways_to_bind`, for the other compiled modules (the structure
     observation counts the same outs)."""
     return _ways(hand, ace, unseen)
 
 
 cdef uint64_t bh_unseen(const BState *s, const BConfig *cfg, int seat) noexcept nogil:
-    """:func:`bharg_env.greedy.unseen_cards`, for the other compiled modules."""
+    """:func:`bharg_env.structure.unseen_cards`, for the other compiled modules."""
     return _unseen(s, cfg, seat)
 
 

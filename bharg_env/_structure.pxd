@@ -4,3 +4,4 @@
 from bharg_env._engine cimport BConfig, BState
 
 cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil
+cdef void bh_action_features(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil

@@ -20,10 +20,10 @@ card ``u`` that raises the bound count past ``B(H + u - c) >= B(H - c) + [u boun
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
-from bharg_env._engine cimport BH_NCARDS, BConfig, BState, Engine, bh_evaluate
+from bharg_env._engine cimport BH_MAX_ACTIONS, BH_NCARDS, BConfig, BState, Engine, bh_evaluate, bh_legal
 from bharg_env._greedy cimport bh_ways, bh_unseen
 
-from bharg_env.rules import OBS_SPEC, STRUCTURE_OBS_SPEC
+from bharg_env.rules import ACTION_SPEC, DISCARD0, NUM_ACES, OBS_SPEC, STRUCTURE_OBS_SPEC, TAKE_DISCARD, Phase
 from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS
 from setgames.kernels.bharg import PATTERNS as _PATTERNS
 
@@ -49,6 +49,24 @@ cdef int BLOCK_SIZE = STRUCTURE_OBS_SPEC.size - OBS_SPEC.size
 assert list(_SL) == ["card_need", "card_trash", "card_outs", "card_feeds", "bound", "all_bound",
                      "unbound_value", "ways", "unseen", "top_gain", "opp_bound", "opp_unbound_value"], \
     "Bharg's structure layout changed"
+
+_AF = {k: v.start for k, v in ACTION_SPEC.slices.items()}
+assert list(_AF) == ["kind", "card", "ace_change", "bound_after", "all_bound_after", "unbound_after",
+                     "ways_after", "card_value", "card_feeds"], "Bharg's action feature layout changed"
+cdef int AF = ACTION_SPEC.size
+cdef int A_KIND = _AF["kind"]
+cdef int A_CARD = _AF["card"]
+cdef int A_ACE = _AF["ace_change"]
+cdef int A_BOUND = _AF["bound_after"]
+cdef int A_ALL = _AF["all_bound_after"]
+cdef int A_UNBOUND = _AF["unbound_after"]
+cdef int A_WAYS = _AF["ways_after"]
+cdef int A_VALUE = _AF["card_value"]
+cdef int A_FEEDS = _AF["card_feeds"]
+cdef int C_DISCARD0 = DISCARD0
+cdef int C_TAKE = TAKE_DISCARD
+cdef int C_NUM_ACES = NUM_ACES
+cdef int PH_OVER = int(Phase.OVER)
 
 cdef int NPAT = len(_PATTERNS)
 cdef int VALUE[BH_NCARDS]
@@ -137,6 +155,58 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
         out[O_TOP] = _bound(hand | (<uint64_t> 1) << s.discard[s.disc_len - 1], ace) - base_b
 
 
+cdef void bh_action_features(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil:
+    """:func:`bharg_env.structure.action_features` into the ``BH_MAX_ACTIONS x AF`` bytes at
+    ``out`` (row-major; zero rows for actions not legal to ``seat``)."""
+    cdef int legal[BH_MAX_ACTIONS]
+    cdef int n = cfg.n, ace = s.aces[s.aces_len - 1] if s.aces_len else -1, m, i, a, card, top, b, u, j, o
+    cdef int known_b[2]
+    cdef uint64_t hand = s.hands[seat], unseen, h, k
+    cdef uint64_t known[2]
+    cdef char *row
+    memset(out, 0, BH_MAX_ACTIONS * AF)
+    if s.phase == PH_OVER or s.seat != seat:
+        return
+    unseen = bh_unseen(s, cfg, seat)
+    for j in range(2):
+        known[j] = 0
+        known_b[j] = 0
+    for j in range(n - 1):
+        o = seat + 1 + j
+        if o >= n:
+            o -= n
+        known[j] = s.known[o]
+        if known[j]:
+            known_b[j] = _bound(known[j], ace)
+    m = bh_legal(s, legal)
+    for i in range(m):
+        a = legal[i]
+        row = out + a * AF
+        top = ace
+        if a < C_DISCARD0:
+            card = -1 if a < C_TAKE else s.discard[s.disc_len - 1]
+            h = hand if card < 0 else hand | (<uint64_t> 1) << card
+            row[A_KIND + a] = 1
+        else:
+            card = a - C_DISCARD0
+            h = hand & ~((<uint64_t> 1) << card)
+            if card < C_NUM_ACES:
+                top = card
+                row[A_ACE] = 1
+            row[A_KIND + 2] = 1
+            for j in range(n - 1):
+                k = known[j]
+                if k and _bound(k | (<uint64_t> 1) << card, ace) >= known_b[j] + 2:
+                    row[A_FEEDS] += 1
+        if card >= 0:
+            row[A_CARD + card] = 1
+            row[A_VALUE] = VALUE[card]
+        row[A_ALL] = bh_evaluate(h, top, &b, &u)
+        row[A_BOUND] = b
+        row[A_UNBOUND] = u
+        row[A_WAYS] = bh_ways(h, top, unseen)
+
+
 def install(Engine engine):
     """Make ``engine``'s ``observe`` write the structure block after the cards vector."""
     engine.obs_block = bh_structure
@@ -149,4 +219,14 @@ def structure_block(Engine engine, int seat):
     arr = np.zeros(BLOCK_SIZE, np.int8)
     cdef signed char[::1] view = arr
     bh_structure(&engine.st, &engine.cfg, seat, <char *> &view[0])
+    return arr
+
+
+def action_features(Engine engine, int seat):
+    """The compiled :func:`bharg_env.structure.action_features` in ``engine``'s position:
+    a new int8 array ``(num_actions, ACTION_SPEC.size)``."""
+    import numpy as np
+    arr = np.zeros((BH_MAX_ACTIONS, AF), np.int8)
+    cdef signed char[:, ::1] view = arr
+    bh_action_features(&engine.st, &engine.cfg, seat, <char *> &view[0, 0])
     return arr

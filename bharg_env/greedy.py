@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from bharg_env.structure import unseen_cards, ways_to_bind
 from setgames.bits import bit_list
 from setgames.bots.base import ExplainingBot
 from setgames.bots.hooks import GameHooks
@@ -60,38 +61,6 @@ def hand_key(hand: int, ace_top: int) -> tuple[bool, int, int]:
 def _after_discard(hand: int, card: int, ace_top: int) -> tuple[int, int]:
     """(hand, Ace Pile top) once ``card`` is discarded: a discarded Ace tops the Ace Pile."""
     return hand & ~(1 << card), card if card < _NUM_ACES else ace_top
-
-
-def unseen_cards(game: Any, state: Any, seat: int) -> int:
-    """Bitmask of the cards ``seat`` has not seen: deck plus opponents' hidden cards."""
-    seen = state.hands[seat] | state.discard_mask
-    for c in state.aces:
-        seen |= 1 << c
-    for s, k in enumerate(state.known):
-        if s != seat:
-            seen |= k
-    all_cards = 0
-    for c in game.deck_cards:
-        all_cards |= 1 << c
-    return all_cards & ~seen
-
-
-def ways_to_bind(hand: int, ace_top: int, unseen: int) -> int:
-    """How many unseen cards would, drawn into ``hand``, bind more of its cards.
-
-    >>> from setgames.cards import card_from_name as C
-    >>> two_sixes = 1 << C("Lunatic") | 1 << C("Penitent")
-    >>> ways_to_bind(two_sixes, -1, 1 << C("Market") | 1 << C("Crown of Moons"))   # the third 6
-    1
-    """
-    base = evaluate(hand, None if ace_top < 0 else ace_top).bound
-    ace = None if ace_top < 0 else ace_top
-    n = 0
-    for u in bit_list(unseen):
-        # > base + 1: the new card binds at least one card of the hand besides itself.
-        if evaluate(hand | 1 << u, ace).bound > base + 1:
-            n += 1
-    return n
 
 
 def _best_discard(hand: int, ace_top: int, unseen: int | None) -> tuple[tuple, int]:

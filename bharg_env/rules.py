@@ -53,7 +53,8 @@ from typing import Any
 
 import numpy as np
 
-from bharg_env.structure import STRUCTURE_FEATURES, structure_block
+from bharg_env.structure import ACTION_FEATURES, STRUCTURE_FEATURES, structure_block
+from bharg_env.structure import action_features as _action_features
 from bharg_env.validate import validate_state
 from setgames.actions import ActionBlock, ActionLayout
 from setgames.bits import bit_list
@@ -83,6 +84,7 @@ from setgames.validate import (
 )
 
 __all__ = [
+    "ACTION_SPEC",
     "DEFAULT_MAX_TURNS",
     "HAND_SIZES",
     "MAX_TURNS",
@@ -249,6 +251,8 @@ OBS_SPEC = ObsSpec([
 STRUCTURE_OBS_SPEC = ObsSpec([*OBS_SPEC.features, *STRUCTURE_FEATURES])
 """The ``structure`` mode: :data:`OBS_SPEC`'s cards vector, then the set core's reading
 (:mod:`bharg_env.structure`)."""
+ACTION_SPEC = ObsSpec(ACTION_FEATURES)
+"""One row of the per-action features (:func:`bharg_env.structure.action_features`)."""
 _BITS8 = [bytes((b >> k) & 1 for k in range(8)) for b in range(256)]
 _BITS16 = [a + b for b in _BITS8 for a in _BITS8]  # 16-bit chunk -> its 16 0/1 bytes
 _BITS13 = [x[:13] for x in _BITS16[: 1 << 13]]
@@ -349,6 +353,7 @@ class BhargGame(Game[BhargState]):
         self.layout = make_layout()
         self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_OBS_SPEC}
         self.obs_spec = self.obs_specs[cfg.obs]
+        self.action_spec = ACTION_SPEC
         if cfg.obs == "structure":  # an instance attribute: the cards path keeps its speed
             self.observe = self._observe_structure  # type: ignore[method-assign]
         self._target = target_score
@@ -580,6 +585,11 @@ class BhargGame(Game[BhargState]):
         # One join of kept pieces: cheaper than patching a full copy per seat each step.
         return _frombuffer(_join((hand, piles, sizes, known_next, known_after, tails[len(state.deck)],
                                   score_turns[state.turn])), _INT8)
+
+    def action_features(self, state: BhargState, seat: int) -> np.ndarray:
+        """Per-action features (:data:`ACTION_SPEC` rows, :func:`bharg_env.structure.action_features`):
+        ``(num_actions, ACTION_SPEC.size)`` int8, zero rows for actions not legal to ``seat``."""
+        return _action_features(self, state, observer_seat(seat, self.num_players))
 
     def _observe_structure(self, state: BhargState, seat: int) -> np.ndarray:
         """``seat``'s view in the ``structure`` mode: the cards vector, then

@@ -6,8 +6,9 @@ Every figure comes from the binding kernel, :func:`setgames.kernels.bharg.evalua
 largest number of bound cards ``B`` and the lowest unbound value ``U`` of a hand, under the
 Ace Pile top as it is: ``bharg_env/README.md``, rules summary "Sets" and "Bound", rules
 choices 11-13), and from the cards the observer has not seen
-(:func:`bharg_env.greedy.unseen_cards`: the deck and the opponents' cards not taken from the
-discard pile). Facts only: no move is ranked or chosen here.
+(:func:`unseen_cards`: the deck and the opponents' cards not taken from the discard pile).
+Facts only: no move is ranked or chosen here; the greedy bot (:mod:`bharg_env.greedy`) weighs
+two of these facts, :func:`unseen_cards` and :func:`ways_to_bind`, which live here.
 
 Per card id ``c`` of the observer's hand ``H`` (zero for cards not held):
 
@@ -23,6 +24,13 @@ Per card id ``c`` of the observer's hand ``H`` (zero for cards not held):
 Then the hand as a whole (``B``, all bound, ``U``: what it concedes if the round ended now,
 the unseen cards that would bind more of it than themselves, the unseen count), the discard
 top (``B(H + top) - B(H)``) and each opponent's known cards (their ``B`` and ``U``).
+
+Per-action features (:data:`ACTION_FEATURES`, the Deep Monte-Carlo format): one row per
+legal action of the seat to act, the same kernel facts about the hand the action leaves:
+*draw deck* the hand held (the card to come is unseen), *take discard* the hand plus the
+discard top, *discard c* the hand without ``c`` facing the Ace Pile top after it (a
+discarded Ace tops the Ace Pile); and the card taken or discarded, its value, and what it
+feeds the opponents' known cards.
 """
 
 from __future__ import annotations
@@ -36,7 +44,8 @@ from setgames.cards import BHARG_VALUES, NUM_DECKTET
 from setgames.kernels.bharg import evaluate
 from setgames.spec import Feature
 
-__all__ = ["STRUCTURE_FEATURES", "structure_block"]
+__all__ = ["ACTION_FEATURES", "STRUCTURE_FEATURES", "action_features", "structure_block", "unseen_cards",
+           "ways_to_bind"]
 
 STRUCTURE_FEATURES = (
     Feature("card_need", (NUM_DECKTET,), 9,
@@ -68,6 +77,38 @@ STRUCTURE_FEATURES = (
 )
 
 
+def unseen_cards(game: Any, state: Any, seat: int) -> int:
+    """Bitmask of the cards ``seat`` has not seen: deck plus opponents' hidden cards."""
+    seen = state.hands[seat] | state.discard_mask
+    for c in state.aces:
+        seen |= 1 << c
+    for s, k in enumerate(state.known):
+        if s != seat:
+            seen |= k
+    all_cards = 0
+    for c in game.deck_cards:
+        all_cards |= 1 << c
+    return all_cards & ~seen
+
+
+def ways_to_bind(hand: int, ace_top: int, unseen: int) -> int:
+    """How many unseen cards would, drawn into ``hand``, bind more of its cards.
+
+    >>> from setgames.cards import card_from_name as C
+    >>> two_sixes = 1 << C("Lunatic") | 1 << C("Penitent")
+    >>> ways_to_bind(two_sixes, -1, 1 << C("Market") | 1 << C("Crown of Moons"))   # the third 6
+    1
+    """
+    base = evaluate(hand, None if ace_top < 0 else ace_top).bound
+    ace = None if ace_top < 0 else ace_top
+    n = 0
+    for u in bit_list(unseen):
+        # > base + 1: the new card binds at least one card of the hand besides itself.
+        if evaluate(hand | 1 << u, ace).bound > base + 1:
+            n += 1
+    return n
+
+
 def _ev(hand: int, ace: int) -> tuple[int, int]:
     """(B, U) of ``hand`` facing Ace Pile top ``ace`` (-1: none)."""
     e = evaluate(hand, None if ace < 0 else ace)
@@ -81,10 +122,6 @@ def _all_bound(hand: int, ace: int) -> bool:
 def structure_block(game: Any, state: Any, seat: int) -> np.ndarray:
     """The structure block of ``seat``'s observation (int8, the sizes of
     :data:`STRUCTURE_FEATURES` in order), from what ``seat`` knows only."""
-    # bharg_env.rules imports this module for the spec, and the greedy module's compiled
-    # twin imports the rules: read the greedy helpers once all three are loaded.
-    from bharg_env.greedy import unseen_cards, ways_to_bind
-
     n = game.num_players
     hand = state.hands[seat]
     ace = state.aces[-1] if state.aces else -1
@@ -115,3 +152,55 @@ def structure_block(game: Any, state: Any, seat: int) -> np.ndarray:
     tail = [base_b, int(_all_bound(hand, ace)), base_u, ways_to_bind(hand, ace, unseen),
             unseen.bit_count(), top_gain, *opp_b, *opp_u]
     return np.concatenate([need, trash, outs, feeds, np.array(tail, np.int8)])
+
+
+ACTION_FEATURES = (
+    Feature("kind", (3,), 1, "the action, one-hot: [draw deck, take discard, discard]"),
+    Feature("card", (NUM_DECKTET,), 1, "the card taken or discarded, one-hot (all 0: draw deck)"),
+    Feature("ace_change", (), 1, "1 when the discarded card is an Ace: it tops the Ace Pile"),
+    Feature("bound_after", (), 9, "B of the hand the action leaves (draw deck: the hand held; take: "
+            "with the discard top; discard: without the card, facing the Ace Pile top after it)"),
+    Feature("all_bound_after", (), 1, "1 when every card of that hand is bound (a discard: the round "
+            "is won)"),
+    Feature("unbound_after", (), 90, "U of that hand, its lowest unbound value"),
+    Feature("ways_after", (), NUM_DECKTET, "unseen cards that, drawn into that hand, would bind more of it "
+            "than themselves"),
+    Feature("card_value", (), 10, "the value of the card taken or discarded"),
+    Feature("card_feeds", (), 2, "a discard: opponents whose known cards the card would bind more of than "
+            "itself (it lies on the discard pile for the next player)"),
+)
+
+
+def action_features(game: Any, state: Any, seat: int) -> np.ndarray:
+    """Per action, ``(num_actions, F)`` int8 (:data:`ACTION_FEATURES`): rows for the actions
+    legal to ``seat`` (all zero when ``seat`` is not to act or the game is over), from what
+    ``seat`` knows only."""
+    width = sum(f.size for f in ACTION_FEATURES)
+    out = np.zeros((game.num_actions, width), np.int8)
+    if game.is_over(state) or state.seat != seat:
+        return out
+    hand = state.hands[seat]
+    ace = state.aces[-1] if state.aces else -1
+    unseen = unseen_cards(game, state, seat)
+    n = game.num_players
+    known = [state.known[(seat + j) % n] for j in range(1, n)]
+    known_b = [_ev(k, ace)[0] if k else 0 for k in known]
+    for a in game.legal_actions(state):
+        row = out[a]
+        if a < 2:  # draw deck, take discard (bharg_env.rules action ids)
+            card = -1 if a == 0 else state.discard[-1]
+            h, top = hand if card < 0 else hand | 1 << card, ace
+            row[a] = 1
+        else:
+            card = a - 2
+            h, top = hand & ~(1 << card), card if card < 6 else ace
+            row[2] = 1
+            row[3 + NUM_DECKTET] = card < 6
+            row[-1] = sum(_ev(k | 1 << card, ace)[0] >= b + 2
+                          for k, b in zip(known, known_b, strict=True) if k)
+        if card >= 0:
+            row[3 + card] = 1
+            row[-2] = BHARG_VALUES[card]
+        b, u = _ev(h, top)
+        row[4 + NUM_DECKTET:8 + NUM_DECKTET] = (b, _all_bound(h, top), u, ways_to_bind(h, top, unseen))
+    return out

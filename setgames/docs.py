@@ -2,8 +2,11 @@
 
 ``python -m setgames.docs`` rewrites the observation table (between the
 ``observation-table`` markers, from the game's :class:`~setgames.spec.ObsSpec`)
-and the action table (between the ``action-table`` markers, from its
-:class:`~setgames.actions.ActionLayout`) in each game's README, and redraws the
+the action table (between the ``action-table`` markers, from its
+:class:`~setgames.actions.ActionLayout`), each other observation mode's table (between
+``observation-table:<mode>`` markers, :func:`setgames.spec.mode_markers`) and the per-action
+features' (between ``action-features-table`` markers, from ``game.action_spec``) in each
+game's README where it has those markers, and redraws the
 pictures of the documentation (``docs/img/<game>.svg``: a position of a seeded
 game between greedy bots, from :func:`docs_picture`); ``--check`` only reports
 drift and exits 1 when a file differs, for CI and tests. The documentation
@@ -62,10 +65,22 @@ def sync_readme(game_name: str, check: bool = False, **config: object) -> bool:
     game = game_class(game_name)(**config)
     path = readme_path(game_name)
     old = path.read_text(encoding="utf-8")
-    from setgames.spec import README_BEGIN, README_END
+    from setgames.spec import (
+        ACTION_FEATURES_BEGIN,
+        ACTION_FEATURES_END,
+        README_BEGIN,
+        README_END,
+        mode_markers,
+    )
 
     new = _replace(old, README_BEGIN, README_END, game.obs_spec.markdown_table())
     new = _replace(new, ACTION_BEGIN, ACTION_END, game.layout.markdown_table())
+    # every other observation mode's table, and the per-action rows, where the page has their markers
+    for mode, spec in (getattr(game, "obs_specs", None) or {}).items():
+        if mode != "cards":
+            new = _replace(new, *mode_markers(mode), spec.markdown_table())
+    if getattr(game, "action_spec", None) is not None:
+        new = _replace(new, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END, game.action_spec.markdown_table())
     if new != old and not check:
         path.write_text(new, encoding="utf-8")
     return new != old

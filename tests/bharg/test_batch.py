@@ -84,11 +84,13 @@ class _Twin:
         e = self.env
         return e.terminations[e.agent_selection] or e.truncations[e.agent_selection]
 
-    def check_row(self, b, i):
-        """The batch's row ``i`` is this game's current position."""
+    def check_row(self, b, i, rows=None):
+        """The batch's row ``i`` is this game's current position (and, given ``rows``, the
+        batch's ``action_features()``, its per-action rows are the rules layer's)."""
         e = self.env
         if self.over():
             assert b.seat[i] == -1 and not b.mask[i].any()
+            assert rows is None or not rows[i].any()
             return
         seat = e._seat_of[e.agent_selection]
         assert b.seat[i] == seat
@@ -96,6 +98,8 @@ class _Twin:
         assert self.learner is None or seat == self.learner
         np.testing.assert_array_equal(b.obs[i], e.observe(_agent(shown))["observation"])
         np.testing.assert_array_equal(b.mask[i], e.observe(_agent(seat))["action_mask"])
+        if rows is not None:
+            np.testing.assert_array_equal(rows[i], e.game.action_features(e.game_state, seat))
 
     def play(self, action):
         """The learner's (or the seat to act's) move, then the opponents; per-seat rewards of it all."""
@@ -112,6 +116,7 @@ def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=400, ma
               autoreset="same_step", num_threads=1, experts=None):
     game = BhargGame(**config)
     n = game.num_players
+    features = game.config.obs == "structure"  # those runs check the per-action rows too
     b = make_batch(game, num_envs, seed=master, opponents=opponents, learner_seat=learner_seat,
                    autoreset=autoreset, num_threads=num_threads)
 
@@ -154,7 +159,7 @@ def _lockstep(config, opponents=None, learner_seat=0, num_envs=24, steps=400, ma
             assert b.terminated[i] == e.terminations[e.agent_selection]
             assert b.truncated[i] == e.truncations[e.agent_selection]
             if not t.over():
-                t.check_row(b, i)
+                t.check_row(b, i, b.action_features() if features else None)
                 continue
             ended += 1
             assert b.final_seed[i] == e.seed_used == t.seed

@@ -16,6 +16,7 @@ from bharg_env import BhargGame, env, raw_env
 from bharg_env.rules import DISCARD0, OBS_SPEC, make_layout
 from setgames.game import rng_from_seed
 from setgames.registry import env_class, game_class
+from setgames.spec import ACTION_FEATURES_BEGIN, ACTION_FEATURES_END, mode_markers
 from setgames.testing import (
     check_env_mask_matches_rules,
     check_final_infos,
@@ -275,6 +276,11 @@ def test_readme_tables_match_the_code():
     readme = ROOT / "bharg_env" / "README.md"
     OBS_SPEC.check_readme(readme)
     assert make_layout().markdown_table() in readme.read_text(encoding="utf-8")
+    game = BhargGame()
+    game.obs_specs["structure"].check_readme(readme, *mode_markers("structure"))
+    game.action_spec.check_readme(readme, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END)
+    with pytest.raises(AssertionError, match="differs from the spec"):
+        OBS_SPEC.check_readme(readme, *mode_markers("structure"))  # the markers hold another table
 
 
 GOLDEN_FULL = """\

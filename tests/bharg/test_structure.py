@@ -13,8 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from bharg_env.greedy import unseen_cards
 from bharg_env.rules import OBS_SPEC, BhargConfig, BhargGame
+from bharg_env.structure import unseen_cards
 from setgames.bits import bit_list
 from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS, EXCUSE_ID
 from setgames.game import rng_from_seed
@@ -248,3 +248,114 @@ def test_the_compiled_block_counts_outs_the_reference_counts_in_hand_worked_posi
     want = game.observe(state, 0)
     np.testing.assert_array_equal(engine.observe(0), want)
     assert block(game, state, 0)["card_outs"].sum() > 0
+
+
+# ----------------------------------------------------------------- per-action features
+def expected_action_rows(game: BhargGame, state, seat: int) -> np.ndarray:
+    """The per-action rows from the brute force and the definitions (bharg_env/structure.py)."""
+    spec = game.action_spec
+    out = np.zeros((game.num_actions, spec.size), np.int64)
+    if game.is_over(state) or state.seat != seat:
+        return out
+    hand, ace = state.hands[seat], state.aces[-1] if state.aces else -1
+    unseen = unseen_cards(game, state, seat)
+    n = game.num_players
+    known = [state.known[(seat + j) % n] for j in range(1, n) if state.known[(seat + j) % n]]
+    sl = spec.slices
+    for a in game.legal_actions(state):
+        row = out[a]
+        card = -1 if a == 0 else state.discard[-1] if a == 1 else a - 2
+        row[sl["kind"].start + min(a, 2)] = 1
+        if a == 0:
+            h, top = hand, ace
+        elif a == 1:
+            h, top = hand | 1 << card, ace
+        else:
+            h, top = hand & ~(1 << card), card if card < 6 else ace
+            row[sl["ace_change"]] = card < 6
+            row[sl["card_feeds"]] = sum(_brute(k | 1 << card, ace)[0] >= _brute(k, ace)[0] + 2 for k in known)
+        if card >= 0:
+            row[sl["card"].start + card] = 1
+            row[sl["card_value"]] = BHARG_VALUES[card]
+        b, u, _ = _brute(h, top)
+        row[sl["bound_after"]] = b
+        row[sl["all_bound_after"]] = b == h.bit_count()
+        row[sl["unbound_after"]] = u
+        row[sl["ways_after"]] = sum(_brute(h | 1 << x, top)[0] > b + 1 for x in bit_list(unseen))
+    return out
+
+
+def test_action_rows_of_a_hand_worked_discard():
+    # Holding the three 6s, the Crown of Moons and the Ace of Waves, discarding the Crown
+    # leaves a set and the Ace (3 bound, 1 unbound); discarding the Ace of Waves puts it on
+    # the Ace Pile (ace_change) and leaves the 6s bound; discarding the Lunatic breaks the set
+    # (6SY + 6LK + CM + AV: M+SY+LK+V, a set of four, binds all four).
+    game = BhargGame()
+    six_mv, six_sy, six_lk, cm, av = cards("Lunatic", "Penitent", "Market", "Crown of Moons", "Ace of Waves")
+    state = make_state(game, [[six_mv, six_sy, six_lk, cm, av], cards("Author")], deck=[],
+                       discard=cards("Castle"), aces=[], seat=0, phase=1, fill="none", check=False)
+    rows = game.action_features(state, 0)
+    def row(c):
+        return game.action_spec.unpack(rows[2 + c])
+
+    assert row(cm)["bound_after"] == 3 and row(cm)["unbound_after"] == 1 and row(cm)["card_value"] == 10
+    assert row(av)["ace_change"] == 1 and row(av)["bound_after"] == 3 and row(av)["unbound_after"] == 10
+    assert row(six_mv)["bound_after"] == 4 and row(six_mv)["all_bound_after"] == 1
+    assert row(six_mv)["unbound_after"] == 0 and list(row(six_mv)["kind"]) == [0, 0, 1]
+    assert rows[:2].sum() == 0 and rows[2 + cards("Castle")[0]].sum() == 0  # only the hand's discards
+    assert not game.action_features(state, 1).any()  # a seat not to act has no rows
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_action_features_equal_the_brute_force_and_hide_nothing(config):
+    game = BhargGame(**config)
+    rng = np.random.default_rng(8)
+    checked = 0
+    for state in random_positions(game, 5, 3, every=5):
+        seat = state.seat
+        rows = game.action_features(state, seat)
+        assert rows.dtype == np.int8 and rows.shape == (game.num_actions, game.action_spec.size)
+        np.testing.assert_array_equal(rows, expected_action_rows(game, state, seat))
+        assert np.array_equal(rows.any(1), game.legal_mask(state).astype(bool))
+        assert ((rows >= game.action_spec.low) & (rows <= game.action_spec.high)).all()
+        for _ in range(2):
+            twin = game.determinize(state, seat, rng)
+            np.testing.assert_array_equal(game.action_features(twin, seat), rows)
+        checked += 1
+        if checked >= 25:
+            break
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_compiled_action_features_equal_the_reference(config):
+    _engine = pytest.importorskip("bharg_env._engine", reason="bharg_env._engine is not built")
+    pytest.importorskip("bharg_env._structure", reason="bharg_env._structure is not built")
+    game = BhargGame(**config)
+    engine = _engine.Engine(game)
+    checked = 0
+    for state in random_positions(game, 31, 10, every=3):
+        engine.load(state)
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(engine.action_features(seat), game.action_features(state, seat))
+        checked += 1
+    assert checked > 100
+
+
+def test_the_batch_action_features_fill_out_and_follow_the_mask():
+    # (tests/bharg/test_batch.py's structure lockstep holds every row to the rules layer's)
+    pytest.importorskip("bharg_env._batch", reason="bharg_env._batch is not built")
+    from setgames.batch import make_batch
+
+    game = BhargGame(num_players=3, pawns=True)
+    b = make_batch(game, 16, seed=3, opponents="greedy", learner_seat="rotate")
+    b.reset()
+    rng = np.random.default_rng(2)
+    out = np.zeros((16, game.num_actions, game.action_spec.size), np.int8)
+    for _ in range(40):
+        assert b.action_features(out) is out
+        np.testing.assert_array_equal(out, b.action_features())
+        assert np.array_equal(out.any(2), b.mask.astype(bool))
+        b.step(b.sample(rng))
+    with pytest.raises(ValueError, match="out must be"):
+        b.action_features(np.zeros((16, game.num_actions, 3), np.int8))
