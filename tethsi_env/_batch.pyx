@@ -35,8 +35,8 @@ from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
-                                 th_legal, th_n_actions, th_obs_size, th_observe, th_over, th_redeal,
-                                 th_returns)
+                                 th_legal, th_n_actions, th_obs_size_of, th_observe_mode, th_over,
+                                 th_redeal, th_returns)
 from tethsi_env._greedy cimport th_greedy, th_greedy_features
 from tethsi_env._search cimport th_search_ops
 from setgames.search._pimc cimport SgBudget, SgResult, sg_pimc
@@ -93,6 +93,7 @@ ctypedef struct Ctx:
     int64_t first_bad           # the check's answer: the first bad slot, or n
     float illegal_reward
     int obs_n, n_act, opponents, seat_mode, fixed_seat, first_player, autoreset, illegal_mode
+    bint structure             # the game's obs mode is "structure" (rows end with the structure block)
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -101,7 +102,7 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef TState *s = &c.st[i]
     cdef int shown = c.learner[i] if c.learner[i] >= 0 else s.seat
     cdef char *m = c.mask + i * c.n_act
-    th_observe(s, shown, <unsigned char *> (c.obs + i * c.obs_n))
+    th_observe_mode(s, shown, c.structure, <unsigned char *> (c.obs + i * c.obs_n))
     memset(m, 0, c.n_act)
     if th_over(s):
         c.seat[i] = -1
@@ -162,8 +163,8 @@ cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
     c.final_seed[i] = c.game_seed[i]
     c.final_learner[i] = c.learner[i]
     if c.autoreset == AR_SAME_STEP:
-        th_observe(s, c.learner[i] if c.learner[i] >= 0 else s.seat,
-                   <unsigned char *> (c.final_obs + i * c.obs_n))
+        th_observe_mode(s, c.learner[i] if c.learner[i] >= 0 else s.seat, c.structure,
+                        <unsigned char *> (c.final_obs + i * c.obs_n))
         _new_game(c, i)
     else:
         c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
@@ -383,7 +384,8 @@ cdef class Batch(GuardedCore):
         self.game = game
         self.n = num_envs
         self.num_players = NP
-        self.obs_size = th_obs_size()
+        structure = game.config.obs == "structure"
+        self.obs_size = th_obs_size_of(structure)
         self.num_actions = th_n_actions()
         assert game.num_players == NP and game.obs_spec.size == self.obs_size
         assert game.num_actions == self.num_actions
@@ -424,6 +426,7 @@ cdef class Batch(GuardedCore):
         c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
         c.actions = <long long *> cnp.PyArray_DATA(self._actions)
         c.obs_n = self.obs_size
+        c.structure = structure
         c.n_act = self.num_actions
         c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
         if c.opponents == OPP_SEARCH:
