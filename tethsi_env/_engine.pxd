@@ -50,6 +50,8 @@ cdef void th_observe(const TState *s, int seat, unsigned char *out) noexcept nog
 cdef void th_returns(const TState *s, float *out) noexcept nogil
 cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept nogil
 cdef int th_obs_size_of(bint structure) noexcept nogil
+cdef void th_action_features(const TState *s, int seat, signed char *out) noexcept nogil
+cdef int th_action_feature_size() noexcept nogil
 cdef void th_observe_mode(const TState *s, int seat, bint structure, unsigned char *out) noexcept nogil
 cdef int th_n_actions() noexcept nogil
 cdef int th_obs_size() noexcept nogil

@@ -66,7 +66,7 @@ from tethsi_env.layout import (
     play_actions,
 )
 from tethsi_env.render import render_state
-from tethsi_env.structure import STRUCTURE_SPEC, structure_bytes
+from tethsi_env.structure import ACTION_SPEC, STRUCTURE_SPEC, action_rows, structure_bytes
 from tethsi_env.validate import validate_state
 
 assert OBS_SPEC.slices["my_turn"].stop == 8 * NUM_STANDARD + 4, "observe() packs the 0/1 features first"
@@ -391,6 +391,22 @@ class TetHsiGame(Game[TetHsiState]):
         if self._structure:
             return _frombuffer(bufs[seat] + structure_bytes(state, seat), _INT8)
         return _frombuffer(bufs[seat][:], _INT8)
+
+    action_spec = ACTION_SPEC
+
+    def action_features(self, state: TetHsiState, seat: int) -> np.ndarray:
+        """Per-action features (:data:`~tethsi_env.structure.ACTION_SPEC`), a new int8 array
+        ``(704, ACTION_SPEC.size)``: for each action legal to ``seat`` the facts of the position
+        right after it, before any reveal, as ``seat`` knows it; zero rows for the other actions
+        and when ``seat`` is not to act."""
+        if type(seat) is not int or seat & ~1:
+            seat = observer_seat(seat, 2)
+        out = np.zeros((_NUM_ACTIONS, ACTION_SPEC.size), np.int8)
+        if state.phase == _OVER or state.seat != seat:
+            return out
+        for a, row in action_rows(state, seat, self.legal_actions(state)).items():
+            out[a] = row
+        return out
 
     def legal_mask(self, state: TetHsiState) -> np.ndarray:
         """The legal actions as a new int8 0/1 vector (a bytearray loop: a few

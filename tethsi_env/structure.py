@@ -31,12 +31,12 @@ from __future__ import annotations
 from typing import Any
 
 from setgames.cards import NUM_STANDARD
-from setgames.kernels.tethsi import PAIR_COUNTS, pairs_completing
+from setgames.kernels.tethsi import KIND_BY_MASK, PAIR_COUNTS, pairs_completing
 from setgames.spec import Feature, ObsSpec
-from tethsi_env.layout import OBS_SPEC, Phase
+from tethsi_env.layout import ACTION_ARG, ACTION_KIND, OBS_SPEC, ActionKind, Phase
 
-__all__ = ["BLOCK_SPEC", "MAX_SETS_WITH_CARD", "PAIRS_CAP", "STRUCTURE_FEATURES", "STRUCTURE_SPEC",
-           "structure_bytes", "zones"]
+__all__ = ["ACTION_FEATURES", "ACTION_SPEC", "BLOCK_SPEC", "MAX_SETS_WITH_CARD", "OUT_SETS_CAP", "PAIRS_CAP",
+           "STRUCTURE_FEATURES", "STRUCTURE_SPEC", "action_rows", "structure_bytes", "zones"]
 
 _ALL = (1 << NUM_STANDARD) - 1
 _OVER = int(Phase.OVER)
@@ -154,3 +154,93 @@ def structure_bytes(state: Any, seat: int) -> bytes:
 
 
 assert BLOCK_SPEC.size == 7 * NUM_STANDARD + 7, "structure_bytes() writes these entries in this order"
+
+
+# --------------------------------------------------------------------------- per-action features
+_KIND_ONE_HOT = ("is_discard", "is_take", "is_nothing", "is_set", "is_play")  # ActionKind order
+OUT_SETS_CAP = 127  # my_out_sets_after's bound (int8); a dealt hand's count stays far below it
+ACTION_FEATURES = (
+    *(Feature(name, (), 1, f"1 for a {name[3:]} action") for name in _KIND_ONE_HOT),
+    Feature("card", (), NUM_STANDARD - 1,
+            "the card the action moves: the card discarded, the remaining card (take, nothing, set), "
+            "the card played"),
+    Feature("set_kind", (), 5, "the Set put aside: 1 + its kind index (Five, Bharg, Kvar, Ciao, Phen), "
+            "0 for other actions"),
+    Feature("wins", (), 1, "1 when the action puts aside my last hand cards (the game is won)"),
+    Feature("center_sets_after", (), MAX_SETS_WITH_CARD * 2,
+            "after the action: the pairs of my hand that the center cards complete (after a discard: "
+            "what the remaining card offers me)"),
+    Feature("my_open_pairs_after", (), PAIRS_CAP,
+            f"after the action: my_open_pairs (capped at {PAIRS_CAP})"),
+    Feature("my_outs_after", (), NUM_STANDARD, "after the action: my_outs"),
+    Feature("my_out_sets_after", (), OUT_SETS_CAP,
+            "after the action: the Sets of a pair of my hand and an unseen card (the sum of my_card_outs "
+            f"over the hand, halved; capped at {OUT_SETS_CAP})"),
+    Feature("my_trash_after", (), NUM_STANDARD,
+            "after the action: the cards of my hand in no partial set (my_card_partners 0)"),
+    Feature("opp_center_sets_after", (), MAX_SETS_WITH_CARD * 2,
+            "after the action: the pairs of the opponent's front that the center cards complete"),
+    Feature("opp_center_half_after", (), OUT_SETS_CAP,
+            "after the action: the Sets of a center card, an opponent's front card and an unseen card "
+            f"(capped at {OUT_SETS_CAP})"),
+    Feature("hand_size_after", (), NUM_STANDARD, "after the action: the cards in my hand"),
+    Feature("sets_after", (), 12, "after the action: the Sets I have put aside"),
+)
+# One row of the per-action features: the facts of the position right after the action, before
+# any reveal (the revealed card is one the seat has not seen: no row may depend on it).
+ACTION_SPEC = ObsSpec(ACTION_FEATURES)
+
+
+def _after_facts(hand: int, unseen: int, center: int, front: int) -> list[int]:
+    """The ``*_after`` entries of a row (``center_sets_after`` .. ``opp_center_half_after``) for
+    the zones of the position after an action."""
+    center_sets = opp_center = opp_half = 0
+    open_pairs: set[tuple[int, int]] = set()
+    outs = out_sets = 0
+    for z in _cards(unseen | center):
+        pairs = pairs_completing(hand, z)
+        open_pairs.update(pairs)
+        if center >> z & 1:
+            center_sets += len(pairs)
+            mine = pairs_completing(front, z)
+            opp_center += len(mine)
+            rest = unseen & ~(1 << z)
+            opp_half += len(pairs_completing(front | rest, z)) - len(mine) - len(pairs_completing(rest, z))
+        elif pairs:
+            outs += 1
+            out_sets += len(pairs)
+    paired = 0
+    for x, y in open_pairs:
+        paired |= 1 << x | 1 << y
+    return [center_sets, min(len(open_pairs), PAIRS_CAP), outs, min(out_sets, OUT_SETS_CAP),
+            (hand & ~paired).bit_count(), opp_center, min(opp_half, OUT_SETS_CAP)]
+
+
+def action_rows(state: Any, seat: int, legal: list[int]) -> dict[int, list[int]]:
+    """Per legal action of ``seat`` (the seat to act), its row of :data:`ACTION_SPEC` entries."""
+    hand, unseen, center, front = zones(state, seat)
+    nsets = len(state.sets[seat])
+    rows = {}
+    for a in legal:
+        kind = ACTION_KIND[a]
+        set_kind = wins = 0
+        h, cen, sets = hand, center, nsets
+        if kind == ActionKind.DISCARD:
+            card = a
+            cen = center & ~(1 << a)
+        elif kind == ActionKind.PLAY:
+            card = ACTION_ARG[a]
+            h, cen = hand & ~(1 << card), center | 1 << card
+        else:
+            card = state.remaining
+            if kind == ActionKind.TAKE:
+                h, cen = hand | 1 << card, 0
+            elif kind == ActionKind.SET:
+                x, y = ACTION_ARG[a]
+                h, cen, sets = hand & ~(1 << x | 1 << y), 0, nsets + 1
+                set_kind = 1 + KIND_BY_MASK[1 << x | 1 << y | 1 << card]
+                wins = int(h == 0)
+        one_hot = [int(kind == k) for k in range(len(_KIND_ONE_HOT))]
+        rows[a] = [*one_hot, card, set_kind, wins, *_after_facts(h, unseen, cen, front), h.bit_count(),
+                   min(sets, 12)]
+    return rows

@@ -223,3 +223,109 @@ def test_engine_structure_equals_the_reference(first_player):
     if engine_class(game) is None:
         pytest.skip("tethsi_env._engine is not built")
     assert check_engine_matches_rules(game, range(60)) > 2000
+
+
+# ------------------------------------------------------------------ per-action features
+def after_position(game: TetHsiGame, state, action: int):
+    """The position right after ``action``, before any reveal: the draw pile moved into the
+    opponent's concealed hand (the cards the seat has not seen stay the same), so that the
+    end of the turn finds the pile empty and reveals nothing."""
+    twin = game.clone(state)
+    opp = state.seat ^ 1
+    for card in twin.pile:
+        twin.concealed[opp] |= 1 << card
+    twin.pile = []
+    twin._obs = None
+    game.apply(twin, action)
+    return twin
+
+
+def brute_force_row(game: TetHsiGame, state, action: int) -> list[int]:
+    """An action's row from the brute-force structure of the position after it."""
+    seat = state.seat
+    after = after_position(game, state, action)
+    b = brute_force(after, seat)
+    center = [z for z in range(36) if after.center >> z & 1]
+    kind = game.layout.decode(action)[0]
+    card = action if kind == "discard" else action - 668 if kind == "play" else state.remaining
+    made = after.sets[seat][len(state.sets[seat]):]
+    hand = after.concealed[seat] | after.front[seat]
+    return [*(int(kind == k) for k in ("discard", "take", "nothing", "set", "play")), card,
+            made[0][3] + 1 if made else 0, int(bool(made) and not hand),
+            sum(b["my_completes"][z] for z in center), b["my_open_pairs"], b["my_outs"],
+            min(sum(b["my_card_outs"]) // 2, 127),
+            sum(1 for z in range(36) if hand >> z & 1 and b["my_card_partners"][z] == 0),
+            sum(b["opp_threat"][z] for z in center), sum(b["opp_half_threat"][z] for z in center),
+            b["my_hand_size"], len(after.sets[seat])]
+
+
+def test_action_rows_equal_the_brute_force_structure_after_each_action():
+    game = TetHsiGame()
+    checked, kinds = 0, set()
+    for state in random_positions(game, range(25), every=2):
+        if game.is_over(state):
+            continue
+        seat = state.seat
+        rows = game.action_features(state, seat)
+        legal = game.legal_actions(state)
+        assert not rows[[a for a in range(game.num_actions) if a not in legal]].any()
+        assert not game.action_features(state, seat ^ 1).any()
+        for a in legal:
+            assert rows[a].tolist() == brute_force_row(game, state, a), game.action_to_str(a)
+            kinds.add(game.layout.decode(a)[0])
+            checked += 1
+    assert checked > 1500 and kinds == {"discard", "take", "nothing", "set", "play"}
+
+
+def test_the_winning_set_row():
+    # Seat 0 holds Mountain and Diplomat with two Sets put aside; the remaining Ace of Moons makes
+    # a Kvar with them (an Ace of A and two number cards both {A, B}) that empties the hand.
+    game = TetHsiGame()
+    s = position(["4MS", "8MS"], ["3LY"], ["AM"], ["9LK"], phase=Phase.CHOOSE, remaining="AM",
+                 sets0=(("2MK", "2SY", "2VL"), ("AV", "CV", "5SV")))
+    row = dict(zip([f.name for f in game.action_spec.features],
+                   game.action_features(s, 0)[game.str_to_action("set Mountain + Diplomat")].tolist(),
+                   strict=True))
+    assert (row["is_set"], row["card"], row["set_kind"], row["wins"]) == (1, c("AM"), 1 + 2, 1)
+    assert (row["hand_size_after"], row["sets_after"], row["my_open_pairs_after"]) == (0, 3, 0)
+
+
+@pytest.mark.parametrize("obs", MODES)
+def test_determinize_changes_no_action_row(obs):
+    game = TetHsiGame(obs=obs)
+    rng = np.random.default_rng(3)
+    for state in random_positions(game, range(15), every=2):
+        if game.is_over(state):
+            continue
+        want = game.action_features(state, state.seat)
+        twin = game.determinize(state, state.seat, rng)
+        np.testing.assert_array_equal(game.action_features(twin, state.seat), want)
+
+
+def test_engine_and_batch_action_features_equal_the_reference():
+    eng_cls = engine_class(TetHsiGame())
+    if eng_cls is None:
+        pytest.skip("tethsi_env._engine is not built")
+    from setgames.batch import make_batch
+
+    for first_player in (0, 1, "random"):
+        game = TetHsiGame(first_player=first_player, obs="structure")
+        for state in random_positions(game, range(8)):
+            eng = eng_cls(game)
+            eng.load(state)
+            for seat in (0, 1):
+                np.testing.assert_array_equal(eng.action_features(seat), game.action_features(state, seat))
+        b = make_batch(game, 40, seed=5)
+        b.reset()
+        rng = np.random.default_rng(0)
+        out = np.zeros((40, game.num_actions, game.action_spec.size), np.int8)
+        for _ in range(120):
+            assert b.action_features(out) is out
+            for i in range(40):
+                state = b.state(i)
+                seat = game.current_seat(state)
+                want = game.action_features(state, seat) if seat >= 0 else 0 * out[i]
+                np.testing.assert_array_equal(out[i], want)
+            b.step(b.sample(rng))
+        with pytest.raises(ValueError, match="int8 array of shape"):
+            b.action_features(np.zeros((40, 3), np.int8))
