@@ -62,10 +62,22 @@ def sync_readme(game_name: str, check: bool = False, **config: object) -> bool:
     game = game_class(game_name)(**config)
     path = readme_path(game_name)
     old = path.read_text(encoding="utf-8")
-    from setgames.spec import README_BEGIN, README_END
+    from setgames.spec import (
+        ACTION_FEATURES_BEGIN,
+        ACTION_FEATURES_END,
+        README_BEGIN,
+        README_END,
+        mode_markers,
+    )
 
     new = _replace(old, README_BEGIN, README_END, game.obs_spec.markdown_table())
     new = _replace(new, ACTION_BEGIN, ACTION_END, game.layout.markdown_table())
+    # Every other observation mode's table and the per-action row's, where the README has their markers.
+    for mode, spec in getattr(game, "obs_specs", {}).items():
+        if mode != "cards":
+            new = _replace(new, *mode_markers(mode), spec.markdown_table())
+    if getattr(game, "action_spec", None) is not None:
+        new = _replace(new, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END, game.action_spec.markdown_table())
     if new != old and not check:
         path.write_text(new, encoding="utf-8")
     return new != old

@@ -329,3 +329,19 @@ def test_engine_and_batch_action_features_equal_the_reference():
             b.step(b.sample(rng))
         with pytest.raises(ValueError, match="int8 array of shape"):
             b.action_features(np.zeros((40, 3), np.int8))
+
+
+# ------------------------------------------------------------------ documentation
+def test_readme_tables_equal_the_specs():
+    from pathlib import Path
+
+    import tethsi_env
+    from setgames.docs import sync_readme
+    from setgames.spec import ACTION_FEATURES_BEGIN, ACTION_FEATURES_END, mode_markers
+
+    readme = Path(tethsi_env.__file__).with_name("README.md")
+    game = TetHsiGame()
+    game.obs_specs["structure"].check_readme(readme, *mode_markers("structure"))
+    game.action_spec.check_readme(readme, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END)
+    game.obs_spec.check_readme(readme)  # the cards table keeps its markers
+    assert not sync_readme("tethsi", check=True)
