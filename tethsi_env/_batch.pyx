@@ -34,9 +34,10 @@ from setgames.batch._guard cimport LIVE, OVER, PENDING, GuardedCore
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_apply, th_deal, th_fill_mask, th_is_legal,
-                                 th_legal, th_n_actions, th_obs_size, th_observe, th_over, th_redeal,
-                                 th_returns)
+from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_action_feature_size, th_action_features,
+                                 th_apply, th_deal, th_fill_mask, th_is_legal,
+                                 th_legal, th_n_actions, th_obs_size_of, th_observe_mode, th_over,
+                                 th_redeal, th_returns)
 from tethsi_env._greedy cimport th_greedy, th_greedy_features
 from tethsi_env._search cimport th_search_ops
 from setgames.search._pimc cimport SgBudget, SgResult, sg_pimc
@@ -93,6 +94,8 @@ ctypedef struct Ctx:
     int64_t first_bad           # the check's answer: the first bad slot, or n
     float illegal_reward
     int obs_n, n_act, opponents, seat_mode, fixed_seat, first_player, autoreset, illegal_mode
+    bint structure             # the game's obs mode is "structure" (rows end with the structure block)
+    signed char *af_out        # where action_features() writes (B x n_act x its row size)
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -101,7 +104,7 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef TState *s = &c.st[i]
     cdef int shown = c.learner[i] if c.learner[i] >= 0 else s.seat
     cdef char *m = c.mask + i * c.n_act
-    th_observe(s, shown, <unsigned char *> (c.obs + i * c.obs_n))
+    th_observe_mode(s, shown, c.structure, <unsigned char *> (c.obs + i * c.obs_n))
     memset(m, 0, c.n_act)
     if th_over(s):
         c.seat[i] = -1
@@ -162,8 +165,8 @@ cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
     c.final_seed[i] = c.game_seed[i]
     c.final_learner[i] = c.learner[i]
     if c.autoreset == AR_SAME_STEP:
-        th_observe(s, c.learner[i] if c.learner[i] >= 0 else s.seat,
-                   <unsigned char *> (c.final_obs + i * c.obs_n))
+        th_observe_mode(s, c.learner[i] if c.learner[i] >= 0 else s.seat, c.structure,
+                        <unsigned char *> (c.final_obs + i * c.obs_n))
         _new_game(c, i)
     else:
         c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
@@ -288,6 +291,18 @@ cdef void _features_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             th_greedy_features(&c.st[i], row)
 
 
+cdef void _action_features_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
+    """``action_features()`` of slots ``lo`` to ``hi - 1`` (a pool task): the rows of the seat to act."""
+    cdef Ctx *c = <Ctx *> arg
+    cdef Py_ssize_t i, size = <Py_ssize_t> c.n_act * th_action_feature_size()
+    cdef signed char *rows
+    for i in range(lo, hi):
+        rows = c.af_out + i * size
+        memset(rows, 0, size)
+        if c.status[i] == LIVE and not th_over(&c.st[i]):
+            th_action_features(&c.st[i], c.st[i].seat, rows)
+
+
 cdef void _greedy_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
     """``greedy_actions()`` of slots ``lo`` to ``hi - 1`` (a pool task)."""
     cdef Ctx *c = <Ctx *> arg
@@ -383,7 +398,8 @@ cdef class Batch(GuardedCore):
         self.game = game
         self.n = num_envs
         self.num_players = NP
-        self.obs_size = th_obs_size()
+        structure = game.config.obs == "structure"
+        self.obs_size = th_obs_size_of(structure)
         self.num_actions = th_n_actions()
         assert game.num_players == NP and game.obs_spec.size == self.obs_size
         assert game.num_actions == self.num_actions
@@ -424,6 +440,7 @@ cdef class Batch(GuardedCore):
         c.illegal = <unsigned char *> cnp.PyArray_DATA(self.illegal)
         c.actions = <long long *> cnp.PyArray_DATA(self._actions)
         c.obs_n = self.obs_size
+        c.structure = structure
         c.n_act = self.num_actions
         c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)
         if c.opponents == OPP_SEARCH:
@@ -549,6 +566,31 @@ cdef class Batch(GuardedCore):
         c.values_out = <float *> cnp.PyArray_DATA(out)
         with nogil:
             sg_pool_run(self.pool, _features_range, c, n, CHUNK)
+        return out
+
+    def action_features(self, out=None):
+        """The per-action features (``game.action_features``, compiled) of the seat to act in every
+        slot: int8 ``(num_envs, num_actions, F)``, ``F = game.action_spec.size``, zero rows for the
+        actions not legal and where no seat acts; no slot moves. ``out``: a C-contiguous int8 array
+        of that shape to write into (else a new one). Split over the threads."""
+        self._enter("action_features")
+        try:
+            return self._action_features(out)
+        finally:
+            self._exit()
+
+    cdef object _action_features(self, object out):
+        """The body of :meth:`action_features`."""
+        shape = (self.n, self.num_actions, th_action_feature_size())
+        if out is None:
+            out = np.empty(shape, np.int8)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.int8 and out.shape == shape
+                  and out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError(f"out must be a writable C-contiguous int8 array of shape {shape}")
+        cdef Ctx *c = &self.c
+        c.af_out = <signed char *> cnp.PyArray_DATA(out)
+        with nogil:
+            sg_pool_run(self.pool, _action_features_range, c, self.n, CHUNK)
         return out
 
     cdef object _sample(self, object rng, object out):

@@ -48,6 +48,11 @@ cdef bint th_is_legal(const TState *s, int action) noexcept nogil
 cdef int th_apply(TState *s, int action) noexcept nogil
 cdef void th_observe(const TState *s, int seat, unsigned char *out) noexcept nogil
 cdef void th_returns(const TState *s, float *out) noexcept nogil
+cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept nogil
+cdef int th_obs_size_of(bint structure) noexcept nogil
+cdef void th_action_features(const TState *s, int seat, signed char *out) noexcept nogil
+cdef int th_action_feature_size() noexcept nogil
+cdef void th_observe_mode(const TState *s, int seat, bint structure, unsigned char *out) noexcept nogil
 cdef int th_n_actions() noexcept nogil
 cdef int th_obs_size() noexcept nogil
 cdef bint th_over(const TState *s) noexcept nogil
@@ -61,6 +66,7 @@ ctypedef struct Event:
 
 cdef class Engine:
     cdef object _game
+    cdef bint structure        # the game's obs mode is "structure": observe appends the structure block
     cdef TState st
     cdef object reason
     cdef list _events          # event tuples up to the last flush (the loaded ones first)

@@ -35,9 +35,10 @@ from setgames.batch._rng cimport sg_lemire, sg_pcg64, sg_pcg64_next32_v, sg_shuf
 cnp.import_array()
 
 from setgames.cards import NUM_STANDARD
-from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
+from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES, PAIRS_BY_CARD
 from setgames.engine import rebuild as _from_json_state
 from tethsi_env import rules as _rules
+from tethsi_env import structure as _structure
 from tethsi_env.layout import (ACTION_ARG, ACTION_KIND, HAND_SIZE, LAYOUT, NOTHING, OBS_SPEC, PAIR_ACTION,
                                PLAY_START, SET_FIRST_MASK, SET_PARTNERS_ABOVE, TAKE, ActionKind, Phase)
 
@@ -466,6 +467,274 @@ cdef void th_observe(const TState *s, int seat, unsigned char *out) noexcept nog
     out[O_PILE] = s.npile
 
 
+# --------------------------------------------------------------------------- the structure block
+# tethsi_env.structure is the reference (its docstring: the zones, what each feature counts);
+# th_structure computes the same counts on card masks, from the kernel's table of the pairs
+# that complete each card to a Set.
+_BL = _structure.BLOCK_SPEC.slices
+cdef int S_IN_SET = _BL["my_card_in_set"].start
+cdef int S_PARTNERS = _BL["my_card_partners"].start
+cdef int S_OUTS = _BL["my_card_outs"].start
+cdef int S_LIVE_SETS = _BL["my_card_live_sets"].start
+cdef int S_COMPLETES = _BL["my_completes"].start
+cdef int S_THREAT = _BL["opp_threat"].start
+cdef int S_HALF = _BL["opp_half_threat"].start
+cdef int S_MY_OUTS = _BL["my_outs"].start
+cdef int S_MY_OPEN = _BL["my_open_pairs"].start
+cdef int S_OPP_OPEN = _BL["opp_open_pairs"].start
+cdef int S_MY_HAND = _BL["my_hand_size"].start
+cdef int S_OPP_HAND = _BL["opp_hand_size"].start
+cdef int S_UNSEEN = _BL["unseen_count"].start
+cdef int S_RESULT = _BL["result"].start
+cdef int S_SIZE = _structure.BLOCK_SPEC.size
+cdef int PAIRS_CAP = _structure.PAIRS_CAP
+assert S_SIZE == S_RESULT + 1 and S_THREAT == S_COMPLETES + NCARDS and S_HALF == S_THREAT + NCARDS
+cdef int OBS_STRUCT_N = _structure.STRUCTURE_SPEC.size
+assert OBS_STRUCT_N == OBS_N + S_SIZE
+cdef u64 ALL_CARDS = (1ULL << NCARDS) - 1
+cdef u64 COMPLETE[NCARDS][NCARDS]   # [x][y]: the cards z with {x, y, z} a Set
+cdef u64 PARTNERS[NCARDS][NCARDS]   # [z][x]: the cards y with {x, y, z} a Set
+cdef u64 IN_ANY[NCARDS]             # [z]: the cards of some pair completing z
+cdef int N_SETS[NCARDS]             # [z]: the Sets z is in
+
+
+def _fill_structure_tables():
+    cdef int x, y, z
+    for x in range(NCARDS):
+        IN_ANY[x] = 0
+        for y in range(NCARDS):
+            COMPLETE[x][y] = 0
+            PARTNERS[x][y] = 0
+    for z in range(NCARDS):
+        N_SETS[z] = len(PAIRS_BY_CARD[z])
+        for _m, x, y in PAIRS_BY_CARD[z]:
+            COMPLETE[x][y] |= 1ULL << z
+            COMPLETE[y][x] |= 1ULL << z
+            PARTNERS[z][x] |= 1ULL << y
+            PARTNERS[z][y] |= 1ULL << x
+            IN_ANY[z] |= (1ULL << x) | (1ULL << y)
+
+
+_fill_structure_tables()
+
+
+cdef inline int _pairs_completing(u64 m, int z) noexcept nogil:
+    """How many pairs of the cards ``m`` (``z`` not among them) complete ``z`` to a Set."""
+    cdef int n = 0
+    cdef u64 rest = m & IN_ANY[z]
+    while rest:
+        n += popcount64(PARTNERS[z][ctz64(rest)] & m)
+        rest &= rest - 1
+    return n >> 1  # each pair counted from both of its cards
+
+
+cdef inline int _live_sets(int c, u64 live, u64 dead, bint few_dead) noexcept nogil:
+    """The Sets of ``c`` whose other two cards are in ``live`` (``dead``: the other cards): counted
+    over whichever of the two is smaller, as all of ``c``'s Sets less those hitting a dead card."""
+    cdef int one = 0, both = 0
+    cdef u64 d = dead, p
+    if not few_dead:
+        return _pairs_completing(live & ~(1ULL << c), c)
+    while d:
+        p = PARTNERS[c][ctz64(d)]
+        d &= d - 1
+        one += popcount64(p)          # the Sets through this dead card (twice those with two dead)
+        both += popcount64(p & dead)  # twice the Sets with both other cards dead, over the loop
+    return N_SETS[c] - one + (both >> 1)
+
+
+cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept nogil:
+    """``seat``'s structure block (:func:`tethsi_env.structure.structure_bytes`) into the
+    ``S_SIZE`` bytes at ``out``."""
+    cdef int opp = seat ^ 1, x, y, z, k, open_mine = 0, open_opp = 0
+    cdef u64 hand = s.concealed[seat] | s.front[seat]
+    cdef u64 front = s.front[opp]
+    cdef u64 seen = hand | front | s.center | s.discard | s.set_cards[0] | s.set_cards[1]
+    cdef u64 unseen = ALL_CARDS & ~seen
+    cdef u64 avail = unseen | s.center          # may still complete my pairs
+    cdef u64 reach = avail | hand               # may still complete the opponent's front pairs
+    cdef u64 dead = ALL_CARDS & ~(hand | avail)  # the opponent's front, the discards, the Sets
+    cdef bint few_dead = popcount64(dead) < popcount64(hand | avail)
+    cdef u64 outs_mask = 0, hx, hy, comp, fx, ux, bits
+    memset(out, 0, S_SIZE)
+    # my pairs: in a Set of hand cards, partial sets, outs, the cards completing them
+    hx = hand
+    while hx:
+        x = ctz64(hx)
+        hx &= hx - 1
+        hy = hx
+        while hy:
+            y = ctz64(hy)
+            hy &= hy - 1
+            comp = COMPLETE[x][y]
+            if comp & hand:
+                out[S_IN_SET + x] = 1
+                out[S_IN_SET + y] = 1
+            if comp & avail:
+                open_mine += 1
+                out[S_PARTNERS + x] += 1
+                out[S_PARTNERS + y] += 1
+                k = popcount64(comp & unseen)
+                out[S_OUTS + x] += k
+                out[S_OUTS + y] += k
+                outs_mask |= comp & unseen
+                bits = comp & avail
+                while bits:
+                    out[S_COMPLETES + ctz64(bits)] += 1
+                    bits &= bits - 1
+        out[S_LIVE_SETS + x] = _live_sets(x, hand | avail, dead, few_dead)
+    # the opponent's front pairs and the cards completing them
+    fx = front
+    while fx:
+        x = ctz64(fx)
+        fx &= fx - 1
+        hy = fx
+        while hy:
+            y = ctz64(hy)
+            hy &= hy - 1
+            comp = COMPLETE[x][y] & reach
+            if comp:
+                open_opp += 1
+                while comp:
+                    out[S_THREAT + ctz64(comp)] += 1
+                    comp &= comp - 1
+        # a front card with an unseen card: the Sets they would make with a third card
+        ux = unseen
+        while ux:
+            y = ctz64(ux)
+            ux &= ux - 1
+            comp = COMPLETE[x][y] & reach
+            while comp:
+                out[S_HALF + ctz64(comp)] += 1
+                comp &= comp - 1
+    out[S_MY_OUTS] = popcount64(outs_mask)
+    out[S_MY_OPEN] = open_mine if open_mine < PAIRS_CAP else PAIRS_CAP
+    out[S_OPP_OPEN] = open_opp if open_opp < PAIRS_CAP else PAIRS_CAP
+    out[S_MY_HAND] = popcount64(hand)
+    out[S_OPP_HAND] = popcount64(s.concealed[opp] | front)
+    out[S_UNSEEN] = popcount64(unseen)
+    if s.phase == PH_OVER and s.winner >= 0:
+        out[S_RESULT] = 1 if s.winner == seat else 255  # -1 as an int8
+
+
+# --------------------------------------------------------------------------- per-action features
+# tethsi_env.structure.action_rows is the reference (ACTION_SPEC: the row's entries).
+_AF = _structure.ACTION_SPEC.slices
+cdef int AF_N = _structure.ACTION_SPEC.size
+cdef int AF_CARD = _AF["card"].start
+cdef int AF_SET_KIND = _AF["set_kind"].start
+cdef int AF_WINS = _AF["wins"].start
+cdef int AF_AFTER = _AF["center_sets_after"].start
+cdef int AF_HAND = _AF["hand_size_after"].start
+cdef int AF_SETS = _AF["sets_after"].start
+cdef int OUT_SETS_CAP = _structure.OUT_SETS_CAP
+assert [_AF[n].start for n in ("is_discard", "is_take", "is_nothing", "is_set", "is_play")] == [
+    K_DISCARD, K_TAKE, K_NOTHING, K_SET, K_PLAY]
+assert [f.name for f in _structure.ACTION_SPEC.features[_AF["center_sets_after"].start:AF_HAND]] == [
+    "center_sets_after", "my_open_pairs_after", "my_outs_after", "my_out_sets_after", "my_trash_after",
+    "opp_center_sets_after", "opp_center_half_after"]
+assert AF_SETS == AF_N - 1 and AF_HAND == AF_SETS - 1
+
+
+cdef inline void _after_facts(u64 hand, u64 unseen, u64 center, u64 front, signed char *row) noexcept nogil:
+    """The ``*_after`` entries of a row (``center_sets_after`` .. ``opp_center_half_after``) for
+    the zones after an action (:func:`tethsi_env.structure._after_facts`)."""
+    cdef u64 avail = unseen | center, hx = hand, hy, comp, outs_mask = 0, paired = 0, cz = center, f
+    cdef int x, y, z, open_pairs = 0, out_sets = 0, center_sets = 0, opp_center = 0, opp_half = 0
+    while hx:
+        x = ctz64(hx)
+        hx &= hx - 1
+        hy = hx
+        while hy:
+            y = ctz64(hy)
+            hy &= hy - 1
+            comp = COMPLETE[x][y]
+            if comp & avail:
+                open_pairs += 1
+                paired |= (1ULL << x) | (1ULL << y)
+                out_sets += popcount64(comp & unseen)
+                outs_mask |= comp & unseen
+                center_sets += popcount64(comp & center)
+    while cz:
+        z = ctz64(cz)
+        cz &= cz - 1
+        opp_center += _pairs_completing(front, z)
+        f = front
+        while f:
+            opp_half += popcount64(PARTNERS[z][ctz64(f)] & unseen)
+            f &= f - 1
+    row[0] = center_sets
+    row[1] = open_pairs if open_pairs < PAIRS_CAP else PAIRS_CAP
+    row[2] = popcount64(outs_mask)
+    row[3] = out_sets if out_sets < OUT_SETS_CAP else OUT_SETS_CAP
+    row[4] = popcount64(hand & ~paired)
+    row[5] = opp_center
+    row[6] = opp_half if opp_half < OUT_SETS_CAP else OUT_SETS_CAP
+
+
+cdef void th_action_features(const TState *s, int seat, signed char *out) noexcept nogil:
+    """``game.action_features(state, seat)`` into the zeroed ``N_ACTIONS x AF_N`` bytes at ``out``
+    (row-major): the rows of the actions legal to ``seat``; nothing when ``seat`` is not to act."""
+    cdef int legal[MAX_ACTIONS]
+    cdef int n, i, a, kind, card, opp = seat ^ 1, sets
+    cdef u64 hand = s.concealed[seat] | s.front[seat], h, cen
+    cdef u64 seen = hand | s.front[opp] | s.center | s.discard | s.set_cards[0] | s.set_cards[1]
+    cdef u64 unseen = ALL_CARDS & ~seen
+    cdef signed char *row
+    if s.phase == PH_OVER or s.seat != seat:
+        return
+    n = th_legal(s, legal)
+    for i in range(n):
+        a = legal[i]
+        kind = ACT_KIND[a]
+        row = out + a * AF_N
+        row[kind] = 1
+        h = hand
+        cen = s.center
+        sets = s.nsets[seat]
+        if kind == K_DISCARD:
+            card = a
+            cen &= ~(1ULL << a)
+        elif kind == K_PLAY:
+            card = a - A_PLAY_START
+            h &= ~(1ULL << card)
+            cen |= 1ULL << card
+        else:
+            card = s.remaining
+            cen = 0
+            if kind == K_TAKE:
+                h |= 1ULL << card
+            elif kind == K_SET:
+                h &= ~((1ULL << ACT_X[a]) | (1ULL << ACT_Y[a]))
+                sets += 1
+                row[AF_SET_KIND] = 1 + SET_KIND[a][card]
+                row[AF_WINS] = h == 0
+            else:  # nothing: the remaining card stays in the center
+                cen = s.center
+        row[AF_CARD] = card
+        _after_facts(h, unseen, cen, s.front[opp], row + AF_AFTER)
+        row[AF_HAND] = popcount64(h)
+        row[AF_SETS] = sets if sets < 12 else 12
+
+
+cdef int th_action_feature_size() noexcept nogil:
+    """Entries of one row of the per-action features."""
+    return AF_N
+
+
+cdef int th_obs_size_of(bint structure) noexcept nogil:
+    """Length of an observation of the ``cards`` mode, or of the ``structure`` mode."""
+    return OBS_STRUCT_N if structure else OBS_N
+
+
+cdef void th_observe_mode(const TState *s, int seat, bint structure, unsigned char *out) noexcept nogil:
+    """``seat``'s observation of the game's mode: :func:`th_observe`, then with ``structure``
+    the structure block (the one observation writer of the engine and the batch)."""
+    th_observe(s, seat, out)
+    if structure:
+        th_structure(s, seat, out + OBS_N)
+
+
 cdef void th_returns(const TState *s, float *out) noexcept nogil:
     """Per-seat returns (``game.returns``): +1 / -1 for a win, 0 / 0 otherwise."""
     if s.phase == PH_OVER and s.winner >= 0:
@@ -490,6 +759,7 @@ cdef class Engine:
 
     def __init__(self, game):
         self._game = game
+        self.structure = game.config.obs == "structure"
         self._events = []
         self.nev = 0
         self._final = None
@@ -664,16 +934,32 @@ cdef class Engine:
         return arr
 
     def observe(self, int seat):
-        """``seat``'s observation (``game.observe``), a new writable int8 array.
+        """``seat``'s observation (``game.observe``, in the game's ``obs`` mode), a new writable
+        int8 array.
 
         Raises:
             ValueError: ``seat`` is not 0 or 1.
         """
-        cdef cnp.npy_intp n = OBS_N
+        cdef cnp.npy_intp n = th_obs_size_of(self.structure)
         if seat & ~1:
             raise ValueError(f"seat {seat!r} is not 0 or 1")
         arr = cnp.PyArray_SimpleNew(1, &n, cnp.NPY_INT8)
-        th_observe(&self.st, seat, <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
+        th_observe_mode(&self.st, seat, self.structure, <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
+        return arr
+
+    def action_features(self, int seat):
+        """``game.action_features(state, seat)``: a new int8 array ``(num_actions, F)``.
+
+        Raises:
+            ValueError: ``seat`` is not 0 or 1.
+        """
+        cdef cnp.npy_intp dims[2]
+        if seat & ~1:
+            raise ValueError(f"seat {seat!r} is not 0 or 1")
+        dims[0] = N_ACTIONS
+        dims[1] = AF_N
+        arr = cnp.PyArray_ZEROS(2, dims, cnp.NPY_INT8, 0)
+        th_action_features(&self.st, seat, <signed char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
         return arr
 
     # ------------------------------------------------------------- apply

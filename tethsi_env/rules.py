@@ -47,6 +47,7 @@ from setgames.cards import NUM_STANDARD
 from setgames.checks import check_choice, check_int, is_integer, short_repr
 from setgames.game import Game
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
+from setgames.obs import DEFAULT_OBS, check_obs
 from setgames.validate import StateError, check_ids, check_list, legal_actions_consistent, observer_seat
 from tethsi_env.layout import (
     ACTION_ARG,
@@ -65,6 +66,7 @@ from tethsi_env.layout import (
     play_actions,
 )
 from tethsi_env.render import render_state
+from tethsi_env.structure import ACTION_SPEC, STRUCTURE_SPEC, action_rows, structure_bytes
 from tethsi_env.validate import validate_state
 
 assert OBS_SPEC.slices["my_turn"].stop == 8 * NUM_STANDARD + 4, "observe() packs the 0/1 features first"
@@ -116,9 +118,11 @@ class TetHsiConfig:
 
     Attributes:
         first_player: seat that moves first: 0, 1, or ``"random"`` (from the seed).
+        obs: the observation mode (:mod:`setgames.obs`): ``"cards"`` or ``"structure"``.
     """
 
     first_player: int | str = 0
+    obs: str = DEFAULT_OBS
 
 
 class TetHsiState:
@@ -196,6 +200,8 @@ class TetHsiGame(Game[TetHsiState]):
 
     Args:
         first_player: 0, 1 or ``"random"``.
+        obs: the observation mode, ``"cards"`` (the default: the card sets, as ever) or
+            ``"structure"`` (the cards followed by the set core's facts, :mod:`tethsi_env.structure`).
 
     Raises:
         ValueError: an invalid option value, naming it.
@@ -216,17 +222,28 @@ class TetHsiGame(Game[TetHsiState]):
     search_module = "tethsi_env._search"
     version = 0
 
-    def __init__(self, first_player: int | str = 0):
+    def __init__(self, first_player: int | str = 0, obs: str = DEFAULT_OBS):
         if isinstance(first_player, str):
             first_player = check_choice("first_player", first_player, ("random",))
         elif is_integer(first_player):  # a numpy integer too, stored as int (records are JSON)
             first_player = check_int("first_player", first_player, 0, 1)
         else:  # True, 0.0, None...
             raise ValueError(f"first_player {short_repr(first_player)} is not one of {FIRST_PLAYER_CHOICES}")
-        self.config = TetHsiConfig(first_player)
+        self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_SPEC}
+        self.config = TetHsiConfig(first_player, check_obs(obs, tuple(self.obs_specs)))
         self.num_players = 2
         self.layout = LAYOUT
-        self.obs_spec = OBS_SPEC
+        self.obs_spec = self.obs_specs[obs]
+        # observe() appends the structure block only in that mode: the cards path stays as fast as it was.
+        self._structure = obs == "structure"
+
+    def config_dict(self) -> dict[str, Any]:
+        """The config as plain JSON-able values; ``obs`` only when it is not the default, so that
+        records, saves and weights written before the option existed keep their exact config."""
+        d = {"first_player": self.config.first_player}
+        if self.config.obs != DEFAULT_OBS:
+            d["obs"] = self.config.obs
+        return d
 
     # ------------------------------------------------------------- life cycle
     def new_state(self, rng: np.random.Generator) -> TetHsiState:
@@ -363,13 +380,33 @@ class TetHsiGame(Game[TetHsiState]):
         return _WIN[state.winner]
 
     def observe(self, state: TetHsiState, seat: int) -> np.ndarray:
-        """``seat``'s view, laid out by :data:`~tethsi_env.layout.OBS_SPEC` (a new array)."""
+        """``seat``'s view, laid out by :attr:`obs_spec` (a new array): the cards
+        (:data:`~tethsi_env.layout.OBS_SPEC`), then in the ``structure`` mode the structure
+        block (:mod:`tethsi_env.structure`)."""
         if type(seat) is not int or seat & ~1:  # (seat[-1] would be the other seat's view)
             seat = observer_seat(seat, 2)
         bufs = state._obs
         if bufs is None:
             bufs = state._obs = [observation_bytes(state, 0), observation_bytes(state, 1)]
+        if self._structure:
+            return _frombuffer(bufs[seat] + structure_bytes(state, seat), _INT8)
         return _frombuffer(bufs[seat][:], _INT8)
+
+    action_spec = ACTION_SPEC
+
+    def action_features(self, state: TetHsiState, seat: int) -> np.ndarray:
+        """Per-action features (:data:`~tethsi_env.structure.ACTION_SPEC`), a new int8 array
+        ``(704, ACTION_SPEC.size)``: for each action legal to ``seat`` the facts of the position
+        right after it, before any reveal, as ``seat`` knows it; zero rows for the other actions
+        and when ``seat`` is not to act."""
+        if type(seat) is not int or seat & ~1:
+            seat = observer_seat(seat, 2)
+        out = np.zeros((_NUM_ACTIONS, ACTION_SPEC.size), np.int8)
+        if state.phase == _OVER or state.seat != seat:
+            return out
+        for a, row in action_rows(state, seat, self.legal_actions(state)).items():
+            out[a] = row
+        return out
 
     def legal_mask(self, state: TetHsiState) -> np.ndarray:
         """The legal actions as a new int8 0/1 vector (a bytearray loop: a few

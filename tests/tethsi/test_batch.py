@@ -36,8 +36,8 @@ def _agent(seat):
 class _Twin:
     """One slot's games replayed in ``raw_env`` (and, with opponents, the Python bots)."""
 
-    def __init__(self, first_player, opponents, learner_of):
-        self.env = raw_env(first_player=first_player)
+    def __init__(self, first_player, opponents, learner_of, obs="cards"):
+        self.env = raw_env(first_player=first_player, obs=obs)
         self.opponents = opponents
         self.learner_of = learner_of  # game index, game seed -> the learner's seat (opponents only)
         self.games = 0
@@ -92,8 +92,8 @@ class _Twin:
 
 
 def _lockstep(first_player, opponents=None, learner_seat=0, num_envs=48, steps=900, master=2026,
-              autoreset="same_step", num_threads=1, experts=None):
-    game = TetHsiGame(first_player=first_player)
+              autoreset="same_step", num_threads=1, experts=None, obs="cards"):
+    game = TetHsiGame(first_player=first_player, obs=obs)
     b = make_batch(game, num_envs, seed=master, opponents=opponents, learner_seat=learner_seat,
                    autoreset=autoreset, num_threads=num_threads)
 
@@ -104,7 +104,8 @@ def _lockstep(first_player, opponents=None, learner_seat=0, num_envs=48, steps=9
             return seeds.tag_seed(seed, seeds.TAG_LEARNER_SEAT) % 2
         return learner_seat
 
-    twins = [_Twin(first_player, opponents, learner_of) for _ in range(num_envs)]
+    twins = [_Twin(first_player, opponents, learner_of, obs) for _ in range(num_envs)]
+    assert b.obs.shape == (num_envs, game.obs_spec.size)
     b.reset()
     for i, t in enumerate(twins):
         assert b.game_seed[i] == master + i and b.game_index[i] == 0
@@ -151,17 +152,19 @@ def _lockstep(first_player, opponents=None, learner_seat=0, num_envs=48, steps=9
     return ended
 
 
+@pytest.mark.parametrize("obs", ["cards", "structure"])
 @pytest.mark.parametrize("first_player", [0, 1, "random"])
-def test_self_play_batches_replay_in_raw_env_step_by_step(first_player):
+def test_self_play_batches_replay_in_raw_env_step_by_step(first_player, obs):
     # 48 slots x 900 steps: some 900 games per config, across auto-resets.
-    assert _lockstep(first_player) > 800
+    assert _lockstep(first_player, obs=obs) > 800
 
 
+@pytest.mark.parametrize("obs", ["cards", "structure"])
 @pytest.mark.parametrize("opponents,learner_seat", [("greedy", 0), ("greedy", "rotate"),
                                                     ("random", 1), ("random", "random"),
                                                     ("greedy", "random")])
-def test_learner_vs_opponents_replays_with_the_python_bots(opponents, learner_seat):
-    assert _lockstep("random", opponents, learner_seat, num_envs=32, steps=500) > 300
+def test_learner_vs_opponents_replays_with_the_python_bots(opponents, learner_seat, obs):
+    assert _lockstep("random", opponents, learner_seat, num_envs=32, steps=500, obs=obs) > 300
 
 
 def test_next_step_autoreset_deals_on_the_step_after_the_end():
