@@ -132,13 +132,18 @@ class _Positions:
         self.row = np.concatenate([self.row, *row])
         self.episode = np.concatenate([self.episode, *episode])
         self.before = np.concatenate([self.before, *before])
+        self._cover(self.episode)
 
     def end(self, episodes: np.ndarray, totals: np.ndarray) -> None:
+        self._cover(episodes)
+        self.final[episodes] = totals
+
+    def _cover(self, episodes: np.ndarray) -> None:
+        # The table of totals grows to hold every episode id seen, running or ended.
         if episodes.size and episodes.max() >= len(self.final):
             grown = np.full(max(2 * len(self.final), int(episodes.max()) + 1), np.nan)
             grown[:len(self.final)] = self.final
             self.final = grown
-        self.final[episodes] = totals
 
     def take_done(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The decisions whose game has ended, with their targets (removed from the store)."""

@@ -37,6 +37,9 @@ def test_a_decisions_target_is_its_games_rewards_from_that_decision_on():
     assert store.episode.tolist() == [1, 1, 1]  # slot 1's decisions wait for their game's end
     store.end(np.array([1, 5000]), np.array([0.5, 1.0]))  # the table grows for a far episode id
     assert store.take_done()[2].tolist() == [0.5, 0.0, 0.0]
+    # a running episode's id beyond the table (its game has not ended): it waits, nothing breaks
+    store.add([obs[:1]], [obs[:1]], [np.array([9000])], [np.zeros(1, np.float32)])
+    assert store.take_done()[2].size == 0 and store.episode.tolist() == [9000]
 
 
 def test_scoring_every_row_at_once_equals_scoring_each_and_the_numpy_policy_agrees(tmp_path):
