@@ -22,7 +22,7 @@ import numpy as np
 
 from setgames import registry
 from setgames.bots.base import Bot
-from setgames.bots.ppo import WeightsError, _Bad, _floats, _read_npz, _scalar
+from setgames.bots.ppo import WeightsError, _Bad, _floats, _read_npz, _scalar, save_weights
 from setgames.bots.views import in_mode
 from setgames.game import Game
 from setgames.obs import DEFAULT_OBS
@@ -72,16 +72,8 @@ class DmcPolicy:
         arrays: dict[str, Any] = {}
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
-        meta = dict(self.meta, format=DMC_FORMAT)
         arrays["meta_kind"] = np.array(_KIND)
-        for key in META_KEYS:
-            value = meta[key]
-            arrays[f"meta_{key}"] = np.array(json.dumps(value) if key == "config" else value)
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as fh:  # a file handle: savez would append .npz to another suffix
-            np.savez_compressed(fh, **arrays)
-        return path
+        return save_weights(path, arrays, dict(self.meta, format=DMC_FORMAT), META_KEYS)
 
 
 def load_dmc(path: str | Path, game: Game | None = None) -> DmcPolicy:

@@ -43,7 +43,7 @@ from setgames.game import Game
 from setgames.obs import DEFAULT_OBS
 
 __all__ = ["FORMAT", "HEAD_GAIN", "META_KEYS", "PpoBot", "PpoPolicy", "RowHeadWeights", "WeightsError",
-           "load_policy", "shipped_weights", "weights_path"]
+           "load_policy", "save_weights", "shipped_weights", "weights_path"]
 
 FORMAT = 4  # the layout of a weights file; bumped when it changes (2: the greedy prior; 3: features; 4: head)
 READS = (1, 2, 3, 4)  # the formats this library reads
@@ -172,14 +172,21 @@ class PpoPolicy:
             arrays["head_tie"] = np.int64(self.head.tie)
         meta = dict(self.meta, format=FORMAT)
         arrays["meta_features"] = np.array(meta["features"])
-        for key in META_KEYS:
-            value = meta[key]
-            arrays[f"meta_{key}"] = np.array(json.dumps(value) if key == "config" else value)
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as fh:  # a file handle: savez would append .npz to another suffix
-            np.savez_compressed(fh, **arrays)
-        return path
+        return save_weights(path, arrays, meta, META_KEYS)
+
+
+def save_weights(path: str | Path, arrays: dict[str, Any], meta: dict[str, Any],
+                 keys: tuple[str, ...]) -> Path:
+    """Write ``arrays`` and the ``keys`` of ``meta`` (as ``meta_<key>``; the config as JSON) to
+    ``path``, a compressed ``.npz``: the one layout of every policy file."""
+    for key in keys:
+        value = meta[key]
+        arrays[f"meta_{key}"] = np.array(json.dumps(value) if key == "config" else value)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:  # a file handle: savez would append .npz to another suffix
+        np.savez_compressed(fh, **arrays)
+    return path
 
 
 def load_policy(path: str | Path, game: Game | None = None) -> PpoPolicy:
