@@ -598,15 +598,12 @@ cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept n
                 while comp:
                     out[S_THREAT + ctz64(comp)] += 1
                     comp &= comp - 1
-        # a front card with an unseen card: the Sets they would make with a third card
-        ux = unseen
+        # the Sets of a front card, an unseen card and a card I hold or see in the center
+        ux = hand | s.center
         while ux:
-            y = ctz64(ux)
+            z = ctz64(ux)
             ux &= ux - 1
-            comp = COMPLETE[x][y] & reach
-            while comp:
-                out[S_HALF + ctz64(comp)] += 1
-                comp &= comp - 1
+            out[S_HALF + z] += popcount64(PARTNERS[z][x] & unseen)
     out[S_MY_OUTS] = popcount64(outs_mask)
     out[S_MY_OPEN] = open_mine if open_mine < PAIRS_CAP else PAIRS_CAP
     out[S_OPP_OPEN] = open_opp if open_opp < PAIRS_CAP else PAIRS_CAP

@@ -62,8 +62,8 @@ STRUCTURE_FEATURES = (
             "per card in my hand, unseen or in the center: the pairs of the opponent's front it "
             "completes to a Set"),
     Feature("opp_half_threat", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
-            "per card in my hand, unseen or in the center: the Sets of it, an opponent's front card "
-            "and an unseen card"),
+            "per card in my hand or in the center (the cards I may give the opponent): the Sets of it, "
+            "an opponent's front card and an unseen card"),
     Feature("my_outs", (), NUM_STANDARD, "unseen cards that complete some pair of my hand to a Set"),
     Feature("my_open_pairs", (), PAIRS_CAP,
             f"pairs of my hand that some unseen or center card completes (capped at {PAIRS_CAP})"),
@@ -138,11 +138,11 @@ def structure_bytes(state: Any, seat: int) -> bytes:
         in_front = pairs_completing(opp_front, z)
         threat[z] = len(in_front)
         opp_open.update(in_front)
-        # Sets of z, a front card and an unseen card: the pairs of front and unseen cards less the
-        # pairs within either zone.
-        rest = unseen & ~(1 << z)
-        half[z] = (len(pairs_completing(opp_front | rest, z)) - len(in_front)
-                   - len(pairs_completing(rest, z)))
+        if not unseen >> z & 1:
+            # Sets of z, a front card and an unseen card: the pairs of front and unseen cards less
+            # the pairs within either zone.
+            half[z] = (len(pairs_completing(opp_front | unseen, z)) - len(in_front)
+                       - len(pairs_completing(unseen, z)))
     opp = seat ^ 1
     if state.phase != _OVER or state.winner < 0:
         result = 0

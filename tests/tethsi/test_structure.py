@@ -165,7 +165,7 @@ def brute_force(state, seat: int) -> dict[str, list[int] | int]:
             if {x, y} <= front and z in live:
                 open_opp.add((x, y))
                 out["opp_threat"][z] += 1
-            if z in live and ((x in front and y in unseen) or (y in front and x in unseen)):
+            if z in hand | center and ((x in front and y in unseen) or (y in front and x in unseen)):
                 out["opp_half_threat"][z] += 1
             if z in hand and {x, y} <= hand:
                 out["my_card_in_set"][z] = 1
