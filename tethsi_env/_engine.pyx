@@ -475,7 +475,6 @@ _BL = _structure.BLOCK_SPEC.slices
 cdef int S_IN_SET = _BL["my_card_in_set"].start
 cdef int S_PARTNERS = _BL["my_card_partners"].start
 cdef int S_OUTS = _BL["my_card_outs"].start
-cdef int S_LIVE_SETS = _BL["my_card_live_sets"].start
 cdef int S_COMPLETES = _BL["my_completes"].start
 cdef int S_THREAT = _BL["opp_threat"].start
 cdef int S_HALF = _BL["opp_half_threat"].start
@@ -495,7 +494,6 @@ cdef u64 ALL_CARDS = (1ULL << NCARDS) - 1
 cdef u64 COMPLETE[NCARDS][NCARDS]   # [x][y]: the cards z with {x, y, z} a Set
 cdef u64 PARTNERS[NCARDS][NCARDS]   # [z][x]: the cards y with {x, y, z} a Set
 cdef u64 IN_ANY[NCARDS]             # [z]: the cards of some pair completing z
-cdef int N_SETS[NCARDS]             # [z]: the Sets z is in
 
 
 def _fill_structure_tables():
@@ -506,7 +504,6 @@ def _fill_structure_tables():
             COMPLETE[x][y] = 0
             PARTNERS[x][y] = 0
     for z in range(NCARDS):
-        N_SETS[z] = len(PAIRS_BY_CARD[z])
         for _m, x, y in PAIRS_BY_CARD[z]:
             COMPLETE[x][y] |= 1ULL << z
             COMPLETE[y][x] |= 1ULL << z
@@ -528,21 +525,6 @@ cdef inline int _pairs_completing(u64 m, int z) noexcept nogil:
     return n >> 1  # each pair counted from both of its cards
 
 
-cdef inline int _live_sets(int c, u64 live, u64 dead, bint few_dead) noexcept nogil:
-    """The Sets of ``c`` whose other two cards are in ``live`` (``dead``: the other cards): counted
-    over whichever of the two is smaller, as all of ``c``'s Sets less those hitting a dead card."""
-    cdef int one = 0, both = 0
-    cdef u64 d = dead, p
-    if not few_dead:
-        return _pairs_completing(live & ~(1ULL << c), c)
-    while d:
-        p = PARTNERS[c][ctz64(d)]
-        d &= d - 1
-        one += popcount64(p)          # the Sets through this dead card (twice those with two dead)
-        both += popcount64(p & dead)  # twice the Sets with both other cards dead, over the loop
-    return N_SETS[c] - one + (both >> 1)
-
-
 cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept nogil:
     """``seat``'s structure block (:func:`tethsi_env.structure.structure_bytes`) into the
     ``S_SIZE`` bytes at ``out``."""
@@ -553,8 +535,6 @@ cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept n
     cdef u64 unseen = ALL_CARDS & ~seen
     cdef u64 avail = unseen | s.center          # may still complete my pairs
     cdef u64 reach = avail | hand               # may still complete the opponent's front pairs
-    cdef u64 dead = ALL_CARDS & ~(hand | avail)  # the opponent's front, the discards, the Sets
-    cdef bint few_dead = popcount64(dead) < popcount64(hand | avail)
     cdef u64 outs_mask = 0, hx, hy, comp, fx, ux, bits
     memset(out, 0, S_SIZE)
     # my pairs: in a Set of hand cards, partial sets, outs, the cards completing them
@@ -582,7 +562,6 @@ cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept n
                 while bits:
                     out[S_COMPLETES + ctz64(bits)] += 1
                     bits &= bits - 1
-        out[S_LIVE_SETS + x] = _live_sets(x, hand | avail, dead, few_dead)
     # the opponent's front pairs and the cards completing them
     fx = front
     while fx:
@@ -1005,3 +984,4 @@ cdef class Engine:
         if kind == K_NOTHING or kind == K_PLAY:
             self._event(EV_REVEAL, p, st.pile[st.npile])
         return None
+

@@ -53,9 +53,6 @@ STRUCTURE_FEATURES = (
     Feature("my_card_outs", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
             "per card of my hand: the Sets of it, another hand card and an unseen card (its outs, "
             "counted per Set)"),
-    Feature("my_card_live_sets", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
-            "per card of my hand: the Sets of it whose other two cards are each in my hand, unseen "
-            "or in the center (still makeable)"),
     Feature("my_completes", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
             "per unseen or center card: the pairs of my hand it completes to a Set"),
     Feature("opp_threat", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
@@ -110,7 +107,6 @@ def structure_bytes(state: Any, seat: int) -> bytes:
     in_set = [0] * n
     partners = [0] * n
     outs = [0] * n
-    live_sets = [0] * n
     completes = [0] * n
     threat = [0] * n
     half = [0] * n
@@ -129,10 +125,8 @@ def structure_bytes(state: Any, seat: int) -> bytes:
     for x, y in open_pairs:
         partners[x] += 1
         partners[y] += 1
-    live = hand | unseen | center
     for c in _cards(hand):
         in_set[c] = 1 if pairs_completing(hand & ~(1 << c), c) else 0
-        live_sets[c] = len(pairs_completing(live & ~(1 << c), c))
     opp_open: set[tuple[int, int]] = set()
     for z in _cards(hand | unseen | center):
         in_front = pairs_completing(opp_front, z)
@@ -148,12 +142,12 @@ def structure_bytes(state: Any, seat: int) -> bytes:
         result = 0
     else:
         result = 1 if state.winner == seat else 255  # -1 as an int8 byte
-    return bytes(in_set + partners + outs + live_sets + completes + threat + half + [
+    return bytes(in_set + partners + outs + completes + threat + half + [
         my_outs, min(len(open_pairs), PAIRS_CAP), min(len(opp_open), PAIRS_CAP), hand.bit_count(),
         (state.concealed[opp] | state.front[opp]).bit_count(), unseen.bit_count(), result])
 
 
-assert BLOCK_SPEC.size == 7 * NUM_STANDARD + 7, "structure_bytes() writes these entries in this order"
+assert BLOCK_SPEC.size == 6 * NUM_STANDARD + 7, "structure_bytes() writes these entries in this order"
 
 
 # --------------------------------------------------------------------------- per-action features

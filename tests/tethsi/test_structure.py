@@ -81,7 +81,7 @@ def test_structure_spec_is_the_cards_then_the_block():
 
 
 # ------------------------------------------------------------------ hand-worked positions
-def test_a_pair_with_one_out_and_a_card_with_two_live_sets():
+def test_a_pair_with_one_out():
     # Seat 0 holds the Ace and Crown of Moons; the Mountain (Moons, Suns), in seat 1's hand, is the
     # only card seat 0 has not seen. Ace + Crown of A + a number card of A is a Five (README,
     # "Rules summary"), so the pair has one out. The Merchant (Leaves, Knots) and the Cave (Waves,
@@ -93,15 +93,14 @@ def test_a_pair_with_one_out_and_a_card_with_two_live_sets():
     assert b["my_card_in_set"].sum() == 0
     assert (b["my_card_partners"][am], b["my_card_partners"][cm], b["my_card_partners"].sum()) == (1, 1, 2)
     assert (b["my_card_outs"][am], b["my_card_outs"][cm], b["my_card_outs"].sum()) == (1, 1, 2)
-    assert b["my_card_live_sets"][am] == b["my_card_live_sets"][cm] == 1
     assert b["my_completes"][mountain] == 1 and b["my_completes"].sum() == 1
     assert (b["my_outs"], b["my_open_pairs"], b["opp_open_pairs"]) == (1, 1, 0)
     assert b["opp_threat"].sum() == b["opp_half_threat"].sum() == 0
     assert (b["my_hand_size"], b["opp_hand_size"], b["unseen_count"], b["result"]) == (2, 1, 1, 0)
-    # Seat 1 sees the Mountain in its hand and seat 0's two cards unseen: its Mountain is in a live
-    # Five (with them) and a live Bharg (Mountain, Merchant, Cave show all six suits).
+    # Seat 1 sees the Mountain in its hand and seat 0's two cards unseen: a single card forms no pair.
     b1 = block(game, s, 1)
-    assert b1["my_card_live_sets"][mountain] == 2 and b1["my_card_live_sets"].sum() == 2
+    assert b1["my_card_partners"].sum() == b1["my_card_outs"].sum() == 0
+    assert b1["my_completes"][am] == b1["my_completes"][cm] == 0
     assert (b1["my_outs"], b1["my_open_pairs"], b1["unseen_count"], b1["opp_hand_size"]) == (0, 0, 2, 2)
 
 
@@ -169,8 +168,6 @@ def brute_force(state, seat: int) -> dict[str, list[int] | int]:
                 out["opp_half_threat"][z] += 1
             if z in hand and {x, y} <= hand:
                 out["my_card_in_set"][z] = 1
-            if z in hand and {x, y} <= live:
-                out["my_card_live_sets"][z] += 1
     for x, y in open_mine:
         out["my_card_partners"][x] += 1
         out["my_card_partners"][y] += 1
