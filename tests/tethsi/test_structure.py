@@ -80,6 +80,26 @@ def test_structure_spec_is_the_cards_then_the_block():
     assert STRUCTURE_SPEC.size == OBS_SPEC.size + BLOCK_SPEC.size
 
 
+def test_the_structure_env_passes_the_pettingzoo_tests_and_stays_in_its_box():
+    from functools import partial
+
+    from pettingzoo.test import api_test, seed_test
+
+    from tethsi_env.env import env, raw_env
+
+    api_test(env(obs="structure"), num_cycles=200)
+    seed_test(partial(raw_env, obs="structure"), num_cycles=50)
+    e = raw_env(obs="structure", first_player="random")
+    box = e.observation_space("player_0")["observation"]
+    for seed in range(5):
+        e.reset(seed=seed)
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            assert box.contains(obs["observation"])
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(None if term or trunc else int(legal[seed % len(legal)]))
+
+
 # ------------------------------------------------------------------ hand-worked positions
 def test_a_pair_with_one_out():
     # Seat 0 holds the Ace and Crown of Moons; the Mountain (Moons, Suns), in seat 1's hand, is the
