@@ -476,6 +476,7 @@ cdef int S_IN_SET = _BL["my_card_in_set"].start
 cdef int S_PARTNERS = _BL["my_card_partners"].start
 cdef int S_OUTS = _BL["my_card_outs"].start
 cdef int S_COMPLETES = _BL["my_completes"].start
+cdef int S_CENTER_OUTS = _BL["center_outs"].start
 cdef int S_THREAT = _BL["opp_threat"].start
 cdef int S_HALF = _BL["opp_half_threat"].start
 cdef int S_MY_OUTS = _BL["my_outs"].start
@@ -487,7 +488,7 @@ cdef int S_UNSEEN = _BL["unseen_count"].start
 cdef int S_RESULT = _BL["result"].start
 cdef int S_SIZE = _structure.BLOCK_SPEC.size
 cdef int PAIRS_CAP = _structure.PAIRS_CAP
-assert S_SIZE == S_RESULT + 1 and S_THREAT == S_COMPLETES + NCARDS and S_HALF == S_THREAT + NCARDS
+assert S_SIZE == S_RESULT + 1 and S_CENTER_OUTS == S_COMPLETES + NCARDS
 cdef int OBS_STRUCT_N = _structure.STRUCTURE_SPEC.size
 assert OBS_STRUCT_N == OBS_N + S_SIZE
 cdef u64 ALL_CARDS = (1ULL << NCARDS) - 1
@@ -562,6 +563,17 @@ cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept n
                 while bits:
                     out[S_COMPLETES + ctz64(bits)] += 1
                     bits &= bits - 1
+    # what each center card would bring: its Sets with a hand card and an unseen card
+    bits = s.center
+    while bits:
+        z = ctz64(bits)
+        bits &= bits - 1
+        hx = hand
+        k = 0
+        while hx:
+            k += popcount64(COMPLETE[z][ctz64(hx)] & unseen)
+            hx &= hx - 1
+        out[S_CENTER_OUTS + z] = k
     # the opponent's front pairs and the cards completing them
     fx = front
     while fx:

@@ -55,6 +55,9 @@ STRUCTURE_FEATURES = (
             "counted per Set)"),
     Feature("my_completes", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
             "per unseen or center card: the pairs of my hand it completes to a Set"),
+    Feature("center_outs", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
+            "per center card: the Sets of it, a card of my hand and an unseen card (the outs it would "
+            "bring to my hand)"),
     Feature("opp_threat", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
             "per card in my hand, unseen or in the center: the pairs of the opponent's front it "
             "completes to a Set"),
@@ -112,9 +115,14 @@ def structure_bytes(state: Any, seat: int) -> bytes:
     half = [0] * n
     open_pairs: set[tuple[int, int]] = set()
     my_outs = 0
+    center_outs = [0] * n
     for z in _cards(unseen | center):
         pairs = pairs_completing(hand, z)
         completes[z] = len(pairs)
+        if center >> z & 1:
+            # pairs of a hand card and an unseen card: those of both zones less those within either
+            center_outs[z] = (len(pairs_completing(hand | unseen, z)) - len(pairs)
+                              - len(pairs_completing(unseen, z)))
         open_pairs.update(pairs)
         if unseen >> z & 1:
             if pairs:
@@ -142,12 +150,12 @@ def structure_bytes(state: Any, seat: int) -> bytes:
         result = 0
     else:
         result = 1 if state.winner == seat else 255  # -1 as an int8 byte
-    return bytes(in_set + partners + outs + completes + threat + half + [
+    return bytes(in_set + partners + outs + completes + center_outs + threat + half + [
         my_outs, min(len(open_pairs), PAIRS_CAP), min(len(opp_open), PAIRS_CAP), hand.bit_count(),
         (state.concealed[opp] | state.front[opp]).bit_count(), unseen.bit_count(), result])
 
 
-assert BLOCK_SPEC.size == 6 * NUM_STANDARD + 7, "structure_bytes() writes these entries in this order"
+assert BLOCK_SPEC.size == 7 * NUM_STANDARD + 7, "structure_bytes() writes these entries in this order"
 
 
 # --------------------------------------------------------------------------- per-action features

@@ -124,6 +124,17 @@ def test_a_pair_with_one_out():
     assert (b1["my_outs"], b1["my_open_pairs"], b1["unseen_count"], b1["opp_hand_size"]) == (0, 0, 2, 2)
 
 
+def test_the_outs_a_center_card_would_bring():
+    # Mountain (Moons, Suns) in my hand, the Cave (Waves, Wyrms) in the center, the Merchant
+    # (Leaves, Knots) unseen: the three show all six suits, a Bharg; taking the Cave would give a
+    # pair with one out. Every other card is on the discard pile.
+    game = TetHsiGame(obs="structure")
+    s = position(["4MS"], ["9LK"], ["7VY"], phase=Phase.CHOOSE, remaining="7VY")
+    b = block(game, s, 0)
+    assert b["center_outs"][c("7VY")] == 1 and b["center_outs"].sum() == 1
+    assert b["my_completes"].sum() == 0 and b["my_outs"] == 0
+
+
 def test_three_hand_cards_in_a_set():
     # Ace, Crown of Moons and the Mountain in one hand: a Five in hand (each card is in it).
     game = TetHsiGame(obs="structure")
@@ -181,6 +192,8 @@ def brute_force(state, seat: int) -> dict[str, list[int] | int]:
                     outs.add(z)
                     out["my_card_outs"][x] += 1
                     out["my_card_outs"][y] += 1
+            if z in center and ((x in hand and y in unseen) or (y in hand and x in unseen)):
+                out["center_outs"][z] += 1
             if {x, y} <= front and z in live:
                 open_opp.add((x, y))
                 out["opp_threat"][z] += 1
