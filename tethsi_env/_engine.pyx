@@ -619,7 +619,7 @@ cdef int OUT_SETS_CAP = _structure.OUT_SETS_CAP
 assert [_AF[n].start for n in ("is_discard", "is_take", "is_nothing", "is_set", "is_play")] == [
     K_DISCARD, K_TAKE, K_NOTHING, K_SET, K_PLAY]
 assert [f.name for f in _structure.ACTION_SPEC.features[_AF["center_sets_after"].start:AF_HAND]] == [
-    "center_sets_after", "my_open_pairs_after", "my_outs_after", "my_out_sets_after", "my_trash_after",
+    "center_sets_after", "center_outs_after", "my_open_pairs_after", "my_outs_after", "my_out_sets_after", "my_trash_after",
     "opp_center_sets_after", "opp_center_half_after"]
 assert AF_SETS == AF_N - 1 and AF_HAND == AF_SETS - 1
 
@@ -628,7 +628,8 @@ cdef inline void _after_facts(u64 hand, u64 unseen, u64 center, u64 front, signe
     """The ``*_after`` entries of a row (``center_sets_after`` .. ``opp_center_half_after``) for
     the zones after an action (:func:`tethsi_env.structure._after_facts`)."""
     cdef u64 avail = unseen | center, hx = hand, hy, comp, outs_mask = 0, paired = 0, cz = center, f
-    cdef int x, y, z, open_pairs = 0, out_sets = 0, center_sets = 0, opp_center = 0, opp_half = 0
+    cdef int x, y, z, open_pairs = 0, out_sets = 0, center_sets = 0, center_outs = 0, opp_center = 0
+    cdef int opp_half = 0
     while hx:
         x = ctz64(hx)
         hx &= hx - 1
@@ -647,17 +648,22 @@ cdef inline void _after_facts(u64 hand, u64 unseen, u64 center, u64 front, signe
         z = ctz64(cz)
         cz &= cz - 1
         opp_center += _pairs_completing(front, z)
+        hx = hand
+        while hx:
+            center_outs += popcount64(COMPLETE[z][ctz64(hx)] & unseen)
+            hx &= hx - 1
         f = front
         while f:
             opp_half += popcount64(PARTNERS[z][ctz64(f)] & unseen)
             f &= f - 1
     row[0] = center_sets
-    row[1] = open_pairs if open_pairs < PAIRS_CAP else PAIRS_CAP
-    row[2] = popcount64(outs_mask)
-    row[3] = out_sets if out_sets < OUT_SETS_CAP else OUT_SETS_CAP
-    row[4] = popcount64(hand & ~paired)
-    row[5] = opp_center
-    row[6] = opp_half if opp_half < OUT_SETS_CAP else OUT_SETS_CAP
+    row[1] = center_outs if center_outs < OUT_SETS_CAP else OUT_SETS_CAP
+    row[2] = open_pairs if open_pairs < PAIRS_CAP else PAIRS_CAP
+    row[3] = popcount64(outs_mask)
+    row[4] = out_sets if out_sets < OUT_SETS_CAP else OUT_SETS_CAP
+    row[5] = popcount64(hand & ~paired)
+    row[6] = opp_center
+    row[7] = opp_half if opp_half < OUT_SETS_CAP else OUT_SETS_CAP
 
 
 cdef void th_action_features(const TState *s, int seat, signed char *out) noexcept nogil:

@@ -172,6 +172,9 @@ ACTION_FEATURES = (
     Feature("center_sets_after", (), MAX_SETS_WITH_CARD * 2,
             "after the action: the pairs of my hand that the center cards complete (after a discard: "
             "what the remaining card offers me)"),
+    Feature("center_outs_after", (), OUT_SETS_CAP,
+            "after the action: the Sets of a center card, a card of my hand and an unseen card (after a "
+            f"discard: the outs taking the remaining card would bring; capped at {OUT_SETS_CAP})"),
     Feature("my_open_pairs_after", (), PAIRS_CAP,
             f"after the action: my_open_pairs (capped at {PAIRS_CAP})"),
     Feature("my_outs_after", (), NUM_STANDARD, "after the action: my_outs"),
@@ -196,7 +199,7 @@ ACTION_SPEC = ObsSpec(ACTION_FEATURES)
 def _after_facts(hand: int, unseen: int, center: int, front: int) -> list[int]:
     """The ``*_after`` entries of a row (``center_sets_after`` .. ``opp_center_half_after``) for
     the zones of the position after an action."""
-    center_sets = opp_center = opp_half = 0
+    center_sets = center_outs = opp_center = opp_half = 0
     open_pairs: set[tuple[int, int]] = set()
     outs = out_sets = 0
     for z in _cards(unseen | center):
@@ -204,18 +207,20 @@ def _after_facts(hand: int, unseen: int, center: int, front: int) -> list[int]:
         open_pairs.update(pairs)
         if center >> z & 1:
             center_sets += len(pairs)
+            within_unseen = len(pairs_completing(unseen, z))
+            center_outs += len(pairs_completing(hand | unseen, z)) - len(pairs) - within_unseen
             mine = pairs_completing(front, z)
             opp_center += len(mine)
-            rest = unseen & ~(1 << z)
-            opp_half += len(pairs_completing(front | rest, z)) - len(mine) - len(pairs_completing(rest, z))
+            opp_half += len(pairs_completing(front | unseen, z)) - len(mine) - within_unseen
         elif pairs:
             outs += 1
             out_sets += len(pairs)
     paired = 0
     for x, y in open_pairs:
         paired |= 1 << x | 1 << y
-    return [center_sets, min(len(open_pairs), PAIRS_CAP), outs, min(out_sets, OUT_SETS_CAP),
-            (hand & ~paired).bit_count(), opp_center, min(opp_half, OUT_SETS_CAP)]
+    trash = (hand & ~paired).bit_count()
+    return [center_sets, min(center_outs, OUT_SETS_CAP), min(len(open_pairs), PAIRS_CAP), outs,
+            min(out_sets, OUT_SETS_CAP), trash, opp_center, min(opp_half, OUT_SETS_CAP)]
 
 
 def action_rows(state: Any, seat: int, legal: list[int]) -> dict[int, list[int]]:

@@ -282,7 +282,8 @@ def brute_force_row(game: TetHsiGame, state, action: int) -> list[int]:
     hand = after.concealed[seat] | after.front[seat]
     return [*(int(kind == k) for k in ("discard", "take", "nothing", "set", "play")), card,
             made[0][3] + 1 if made else 0, int(bool(made) and not hand),
-            sum(b["my_completes"][z] for z in center), b["my_open_pairs"], b["my_outs"],
+            sum(b["my_completes"][z] for z in center), min(sum(b["center_outs"][z] for z in center), 127),
+            b["my_open_pairs"], b["my_outs"],
             min(sum(b["my_card_outs"]) // 2, 127),
             sum(1 for z in range(36) if hand >> z & 1 and b["my_card_partners"][z] == 0),
             sum(b["opp_threat"][z] for z in center), sum(b["opp_half_threat"][z] for z in center),
