@@ -475,8 +475,8 @@ _BL = _structure.BLOCK_SPEC.slices
 cdef int S_IN_SET = _BL["my_card_in_set"].start
 cdef int S_PARTNERS = _BL["my_card_partners"].start
 cdef int S_OUTS = _BL["my_card_outs"].start
-cdef int S_LIVE_SETS = _BL["my_card_live_sets"].start
 cdef int S_COMPLETES = _BL["my_completes"].start
+cdef int S_CENTER_OUTS = _BL["center_outs"].start
 cdef int S_THREAT = _BL["opp_threat"].start
 cdef int S_HALF = _BL["opp_half_threat"].start
 cdef int S_MY_OUTS = _BL["my_outs"].start
@@ -488,14 +488,13 @@ cdef int S_UNSEEN = _BL["unseen_count"].start
 cdef int S_RESULT = _BL["result"].start
 cdef int S_SIZE = _structure.BLOCK_SPEC.size
 cdef int PAIRS_CAP = _structure.PAIRS_CAP
-assert S_SIZE == S_RESULT + 1 and S_THREAT == S_COMPLETES + NCARDS and S_HALF == S_THREAT + NCARDS
+assert S_SIZE == S_RESULT + 1 and S_CENTER_OUTS == S_COMPLETES + NCARDS
 cdef int OBS_STRUCT_N = _structure.STRUCTURE_SPEC.size
 assert OBS_STRUCT_N == OBS_N + S_SIZE
 cdef u64 ALL_CARDS = (1ULL << NCARDS) - 1
 cdef u64 COMPLETE[NCARDS][NCARDS]   # [x][y]: the cards z with {x, y, z} a Set
 cdef u64 PARTNERS[NCARDS][NCARDS]   # [z][x]: the cards y with {x, y, z} a Set
 cdef u64 IN_ANY[NCARDS]             # [z]: the cards of some pair completing z
-cdef int N_SETS[NCARDS]             # [z]: the Sets z is in
 
 
 def _fill_structure_tables():
@@ -506,7 +505,6 @@ def _fill_structure_tables():
             COMPLETE[x][y] = 0
             PARTNERS[x][y] = 0
     for z in range(NCARDS):
-        N_SETS[z] = len(PAIRS_BY_CARD[z])
         for _m, x, y in PAIRS_BY_CARD[z]:
             COMPLETE[x][y] |= 1ULL << z
             COMPLETE[y][x] |= 1ULL << z
@@ -528,21 +526,6 @@ cdef inline int _pairs_completing(u64 m, int z) noexcept nogil:
     return n >> 1  # each pair counted from both of its cards
 
 
-cdef inline int _live_sets(int c, u64 live, u64 dead, bint few_dead) noexcept nogil:
-    """The Sets of ``c`` whose other two cards are in ``live`` (``dead``: the other cards): counted
-    over whichever of the two is smaller, as all of ``c``'s Sets less those hitting a dead card."""
-    cdef int one = 0, both = 0
-    cdef u64 d = dead, p
-    if not few_dead:
-        return _pairs_completing(live & ~(1ULL << c), c)
-    while d:
-        p = PARTNERS[c][ctz64(d)]
-        d &= d - 1
-        one += popcount64(p)          # the Sets through this dead card (twice those with two dead)
-        both += popcount64(p & dead)  # twice the Sets with both other cards dead, over the loop
-    return N_SETS[c] - one + (both >> 1)
-
-
 cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept nogil:
     """``seat``'s structure block (:func:`tethsi_env.structure.structure_bytes`) into the
     ``S_SIZE`` bytes at ``out``."""
@@ -553,8 +536,6 @@ cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept n
     cdef u64 unseen = ALL_CARDS & ~seen
     cdef u64 avail = unseen | s.center          # may still complete my pairs
     cdef u64 reach = avail | hand               # may still complete the opponent's front pairs
-    cdef u64 dead = ALL_CARDS & ~(hand | avail)  # the opponent's front, the discards, the Sets
-    cdef bint few_dead = popcount64(dead) < popcount64(hand | avail)
     cdef u64 outs_mask = 0, hx, hy, comp, fx, ux, bits
     memset(out, 0, S_SIZE)
     # my pairs: in a Set of hand cards, partial sets, outs, the cards completing them
@@ -582,7 +563,17 @@ cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept n
                 while bits:
                     out[S_COMPLETES + ctz64(bits)] += 1
                     bits &= bits - 1
-        out[S_LIVE_SETS + x] = _live_sets(x, hand | avail, dead, few_dead)
+    # what each center card would bring: its Sets with a hand card and an unseen card
+    bits = s.center
+    while bits:
+        z = ctz64(bits)
+        bits &= bits - 1
+        hx = hand
+        k = 0
+        while hx:
+            k += popcount64(COMPLETE[z][ctz64(hx)] & unseen)
+            hx &= hx - 1
+        out[S_CENTER_OUTS + z] = k
     # the opponent's front pairs and the cards completing them
     fx = front
     while fx:
@@ -598,15 +589,12 @@ cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept n
                 while comp:
                     out[S_THREAT + ctz64(comp)] += 1
                     comp &= comp - 1
-        # a front card with an unseen card: the Sets they would make with a third card
-        ux = unseen
+        # the Sets of a front card, an unseen card and a card I hold or see in the center
+        ux = hand | s.center
         while ux:
-            y = ctz64(ux)
+            z = ctz64(ux)
             ux &= ux - 1
-            comp = COMPLETE[x][y] & reach
-            while comp:
-                out[S_HALF + ctz64(comp)] += 1
-                comp &= comp - 1
+            out[S_HALF + z] += popcount64(PARTNERS[z][x] & unseen)
     out[S_MY_OUTS] = popcount64(outs_mask)
     out[S_MY_OPEN] = open_mine if open_mine < PAIRS_CAP else PAIRS_CAP
     out[S_OPP_OPEN] = open_opp if open_opp < PAIRS_CAP else PAIRS_CAP
@@ -631,7 +619,7 @@ cdef int OUT_SETS_CAP = _structure.OUT_SETS_CAP
 assert [_AF[n].start for n in ("is_discard", "is_take", "is_nothing", "is_set", "is_play")] == [
     K_DISCARD, K_TAKE, K_NOTHING, K_SET, K_PLAY]
 assert [f.name for f in _structure.ACTION_SPEC.features[_AF["center_sets_after"].start:AF_HAND]] == [
-    "center_sets_after", "my_open_pairs_after", "my_outs_after", "my_out_sets_after", "my_trash_after",
+    "center_sets_after", "center_outs_after", "my_open_pairs_after", "my_outs_after", "my_out_sets_after", "my_trash_after",
     "opp_center_sets_after", "opp_center_half_after"]
 assert AF_SETS == AF_N - 1 and AF_HAND == AF_SETS - 1
 
@@ -640,7 +628,8 @@ cdef inline void _after_facts(u64 hand, u64 unseen, u64 center, u64 front, signe
     """The ``*_after`` entries of a row (``center_sets_after`` .. ``opp_center_half_after``) for
     the zones after an action (:func:`tethsi_env.structure._after_facts`)."""
     cdef u64 avail = unseen | center, hx = hand, hy, comp, outs_mask = 0, paired = 0, cz = center, f
-    cdef int x, y, z, open_pairs = 0, out_sets = 0, center_sets = 0, opp_center = 0, opp_half = 0
+    cdef int x, y, z, open_pairs = 0, out_sets = 0, center_sets = 0, center_outs = 0, opp_center = 0
+    cdef int opp_half = 0
     while hx:
         x = ctz64(hx)
         hx &= hx - 1
@@ -659,17 +648,22 @@ cdef inline void _after_facts(u64 hand, u64 unseen, u64 center, u64 front, signe
         z = ctz64(cz)
         cz &= cz - 1
         opp_center += _pairs_completing(front, z)
+        hx = hand
+        while hx:
+            center_outs += popcount64(COMPLETE[z][ctz64(hx)] & unseen)
+            hx &= hx - 1
         f = front
         while f:
             opp_half += popcount64(PARTNERS[z][ctz64(f)] & unseen)
             f &= f - 1
     row[0] = center_sets
-    row[1] = open_pairs if open_pairs < PAIRS_CAP else PAIRS_CAP
-    row[2] = popcount64(outs_mask)
-    row[3] = out_sets if out_sets < OUT_SETS_CAP else OUT_SETS_CAP
-    row[4] = popcount64(hand & ~paired)
-    row[5] = opp_center
-    row[6] = opp_half if opp_half < OUT_SETS_CAP else OUT_SETS_CAP
+    row[1] = center_outs if center_outs < OUT_SETS_CAP else OUT_SETS_CAP
+    row[2] = open_pairs if open_pairs < PAIRS_CAP else PAIRS_CAP
+    row[3] = popcount64(outs_mask)
+    row[4] = out_sets if out_sets < OUT_SETS_CAP else OUT_SETS_CAP
+    row[5] = popcount64(hand & ~paired)
+    row[6] = opp_center
+    row[7] = opp_half if opp_half < OUT_SETS_CAP else OUT_SETS_CAP
 
 
 cdef void th_action_features(const TState *s, int seat, signed char *out) noexcept nogil:
@@ -1008,3 +1002,4 @@ cdef class Engine:
         if kind == K_NOTHING or kind == K_PLAY:
             self._event(EV_REVEAL, p, st.pile[st.npile])
         return None
+

@@ -53,17 +53,17 @@ STRUCTURE_FEATURES = (
     Feature("my_card_outs", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
             "per card of my hand: the Sets of it, another hand card and an unseen card (its outs, "
             "counted per Set)"),
-    Feature("my_card_live_sets", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
-            "per card of my hand: the Sets of it whose other two cards are each in my hand, unseen "
-            "or in the center (still makeable)"),
     Feature("my_completes", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
             "per unseen or center card: the pairs of my hand it completes to a Set"),
+    Feature("center_outs", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
+            "per center card: the Sets of it, a card of my hand and an unseen card (the outs it would "
+            "bring to my hand)"),
     Feature("opp_threat", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
             "per card in my hand, unseen or in the center: the pairs of the opponent's front it "
             "completes to a Set"),
     Feature("opp_half_threat", (NUM_STANDARD,), MAX_SETS_WITH_CARD,
-            "per card in my hand, unseen or in the center: the Sets of it, an opponent's front card "
-            "and an unseen card"),
+            "per card in my hand or in the center (the cards I may give the opponent): the Sets of it, "
+            "an opponent's front card and an unseen card"),
     Feature("my_outs", (), NUM_STANDARD, "unseen cards that complete some pair of my hand to a Set"),
     Feature("my_open_pairs", (), PAIRS_CAP,
             f"pairs of my hand that some unseen or center card completes (capped at {PAIRS_CAP})"),
@@ -110,15 +110,19 @@ def structure_bytes(state: Any, seat: int) -> bytes:
     in_set = [0] * n
     partners = [0] * n
     outs = [0] * n
-    live_sets = [0] * n
     completes = [0] * n
     threat = [0] * n
     half = [0] * n
     open_pairs: set[tuple[int, int]] = set()
     my_outs = 0
+    center_outs = [0] * n
     for z in _cards(unseen | center):
         pairs = pairs_completing(hand, z)
         completes[z] = len(pairs)
+        if center >> z & 1:
+            # pairs of a hand card and an unseen card: those of both zones less those within either
+            center_outs[z] = (len(pairs_completing(hand | unseen, z)) - len(pairs)
+                              - len(pairs_completing(unseen, z)))
         open_pairs.update(pairs)
         if unseen >> z & 1:
             if pairs:
@@ -129,26 +133,24 @@ def structure_bytes(state: Any, seat: int) -> bytes:
     for x, y in open_pairs:
         partners[x] += 1
         partners[y] += 1
-    live = hand | unseen | center
     for c in _cards(hand):
         in_set[c] = 1 if pairs_completing(hand & ~(1 << c), c) else 0
-        live_sets[c] = len(pairs_completing(live & ~(1 << c), c))
     opp_open: set[tuple[int, int]] = set()
     for z in _cards(hand | unseen | center):
         in_front = pairs_completing(opp_front, z)
         threat[z] = len(in_front)
         opp_open.update(in_front)
-        # Sets of z, a front card and an unseen card: the pairs of front and unseen cards less the
-        # pairs within either zone.
-        rest = unseen & ~(1 << z)
-        half[z] = (len(pairs_completing(opp_front | rest, z)) - len(in_front)
-                   - len(pairs_completing(rest, z)))
+        if not unseen >> z & 1:
+            # Sets of z, a front card and an unseen card: the pairs of front and unseen cards less
+            # the pairs within either zone.
+            half[z] = (len(pairs_completing(opp_front | unseen, z)) - len(in_front)
+                       - len(pairs_completing(unseen, z)))
     opp = seat ^ 1
     if state.phase != _OVER or state.winner < 0:
         result = 0
     else:
         result = 1 if state.winner == seat else 255  # -1 as an int8 byte
-    return bytes(in_set + partners + outs + live_sets + completes + threat + half + [
+    return bytes(in_set + partners + outs + completes + center_outs + threat + half + [
         my_outs, min(len(open_pairs), PAIRS_CAP), min(len(opp_open), PAIRS_CAP), hand.bit_count(),
         (state.concealed[opp] | state.front[opp]).bit_count(), unseen.bit_count(), result])
 
@@ -170,6 +172,9 @@ ACTION_FEATURES = (
     Feature("center_sets_after", (), MAX_SETS_WITH_CARD * 2,
             "after the action: the pairs of my hand that the center cards complete (after a discard: "
             "what the remaining card offers me)"),
+    Feature("center_outs_after", (), OUT_SETS_CAP,
+            "after the action: the Sets of a center card, a card of my hand and an unseen card (after a "
+            f"discard: the outs taking the remaining card would bring; capped at {OUT_SETS_CAP})"),
     Feature("my_open_pairs_after", (), PAIRS_CAP,
             f"after the action: my_open_pairs (capped at {PAIRS_CAP})"),
     Feature("my_outs_after", (), NUM_STANDARD, "after the action: my_outs"),
@@ -194,7 +199,7 @@ ACTION_SPEC = ObsSpec(ACTION_FEATURES)
 def _after_facts(hand: int, unseen: int, center: int, front: int) -> list[int]:
     """The ``*_after`` entries of a row (``center_sets_after`` .. ``opp_center_half_after``) for
     the zones of the position after an action."""
-    center_sets = opp_center = opp_half = 0
+    center_sets = center_outs = opp_center = opp_half = 0
     open_pairs: set[tuple[int, int]] = set()
     outs = out_sets = 0
     for z in _cards(unseen | center):
@@ -202,18 +207,20 @@ def _after_facts(hand: int, unseen: int, center: int, front: int) -> list[int]:
         open_pairs.update(pairs)
         if center >> z & 1:
             center_sets += len(pairs)
+            within_unseen = len(pairs_completing(unseen, z))
+            center_outs += len(pairs_completing(hand | unseen, z)) - len(pairs) - within_unseen
             mine = pairs_completing(front, z)
             opp_center += len(mine)
-            rest = unseen & ~(1 << z)
-            opp_half += len(pairs_completing(front | rest, z)) - len(mine) - len(pairs_completing(rest, z))
+            opp_half += len(pairs_completing(front | unseen, z)) - len(mine) - within_unseen
         elif pairs:
             outs += 1
             out_sets += len(pairs)
     paired = 0
     for x, y in open_pairs:
         paired |= 1 << x | 1 << y
-    return [center_sets, min(len(open_pairs), PAIRS_CAP), outs, min(out_sets, OUT_SETS_CAP),
-            (hand & ~paired).bit_count(), opp_center, min(opp_half, OUT_SETS_CAP)]
+    trash = (hand & ~paired).bit_count()
+    return [center_sets, min(center_outs, OUT_SETS_CAP), min(len(open_pairs), PAIRS_CAP), outs,
+            min(out_sets, OUT_SETS_CAP), trash, opp_center, min(opp_half, OUT_SETS_CAP)]
 
 
 def action_rows(state: Any, seat: int, legal: list[int]) -> dict[int, list[int]]:

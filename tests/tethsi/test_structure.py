@@ -80,8 +80,28 @@ def test_structure_spec_is_the_cards_then_the_block():
     assert STRUCTURE_SPEC.size == OBS_SPEC.size + BLOCK_SPEC.size
 
 
+def test_the_structure_env_passes_the_pettingzoo_tests_and_stays_in_its_box():
+    from functools import partial
+
+    from pettingzoo.test import api_test, seed_test
+
+    from tethsi_env.env import env, raw_env
+
+    api_test(env(obs="structure"), num_cycles=200)
+    seed_test(partial(raw_env, obs="structure"), num_cycles=50)
+    e = raw_env(obs="structure", first_player="random")
+    box = e.observation_space("player_0")["observation"]
+    for seed in range(5):
+        e.reset(seed=seed)
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            assert box.contains(obs["observation"])
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(None if term or trunc else int(legal[seed % len(legal)]))
+
+
 # ------------------------------------------------------------------ hand-worked positions
-def test_a_pair_with_one_out_and_a_card_with_two_live_sets():
+def test_a_pair_with_one_out():
     # Seat 0 holds the Ace and Crown of Moons; the Mountain (Moons, Suns), in seat 1's hand, is the
     # only card seat 0 has not seen. Ace + Crown of A + a number card of A is a Five (README,
     # "Rules summary"), so the pair has one out. The Merchant (Leaves, Knots) and the Cave (Waves,
@@ -93,16 +113,26 @@ def test_a_pair_with_one_out_and_a_card_with_two_live_sets():
     assert b["my_card_in_set"].sum() == 0
     assert (b["my_card_partners"][am], b["my_card_partners"][cm], b["my_card_partners"].sum()) == (1, 1, 2)
     assert (b["my_card_outs"][am], b["my_card_outs"][cm], b["my_card_outs"].sum()) == (1, 1, 2)
-    assert b["my_card_live_sets"][am] == b["my_card_live_sets"][cm] == 1
     assert b["my_completes"][mountain] == 1 and b["my_completes"].sum() == 1
     assert (b["my_outs"], b["my_open_pairs"], b["opp_open_pairs"]) == (1, 1, 0)
     assert b["opp_threat"].sum() == b["opp_half_threat"].sum() == 0
     assert (b["my_hand_size"], b["opp_hand_size"], b["unseen_count"], b["result"]) == (2, 1, 1, 0)
-    # Seat 1 sees the Mountain in its hand and seat 0's two cards unseen: its Mountain is in a live
-    # Five (with them) and a live Bharg (Mountain, Merchant, Cave show all six suits).
+    # Seat 1 sees the Mountain in its hand and seat 0's two cards unseen: a single card forms no pair.
     b1 = block(game, s, 1)
-    assert b1["my_card_live_sets"][mountain] == 2 and b1["my_card_live_sets"].sum() == 2
+    assert b1["my_card_partners"].sum() == b1["my_card_outs"].sum() == 0
+    assert b1["my_completes"][am] == b1["my_completes"][cm] == 0
     assert (b1["my_outs"], b1["my_open_pairs"], b1["unseen_count"], b1["opp_hand_size"]) == (0, 0, 2, 2)
+
+
+def test_the_outs_a_center_card_would_bring():
+    # Mountain (Moons, Suns) in my hand, the Cave (Waves, Wyrms) in the center, the Merchant
+    # (Leaves, Knots) unseen: the three show all six suits, a Bharg; taking the Cave would give a
+    # pair with one out. Every other card is on the discard pile.
+    game = TetHsiGame(obs="structure")
+    s = position(["4MS"], ["9LK"], ["7VY"], phase=Phase.CHOOSE, remaining="7VY")
+    b = block(game, s, 0)
+    assert b["center_outs"][c("7VY")] == 1 and b["center_outs"].sum() == 1
+    assert b["my_completes"].sum() == 0 and b["my_outs"] == 0
 
 
 def test_three_hand_cards_in_a_set():
@@ -162,15 +192,15 @@ def brute_force(state, seat: int) -> dict[str, list[int] | int]:
                     outs.add(z)
                     out["my_card_outs"][x] += 1
                     out["my_card_outs"][y] += 1
+            if z in center and ((x in hand and y in unseen) or (y in hand and x in unseen)):
+                out["center_outs"][z] += 1
             if {x, y} <= front and z in live:
                 open_opp.add((x, y))
                 out["opp_threat"][z] += 1
-            if z in live and ((x in front and y in unseen) or (y in front and x in unseen)):
+            if z in hand | center and ((x in front and y in unseen) or (y in front and x in unseen)):
                 out["opp_half_threat"][z] += 1
             if z in hand and {x, y} <= hand:
                 out["my_card_in_set"][z] = 1
-            if z in hand and {x, y} <= live:
-                out["my_card_live_sets"][z] += 1
     for x, y in open_mine:
         out["my_card_partners"][x] += 1
         out["my_card_partners"][y] += 1
@@ -252,7 +282,8 @@ def brute_force_row(game: TetHsiGame, state, action: int) -> list[int]:
     hand = after.concealed[seat] | after.front[seat]
     return [*(int(kind == k) for k in ("discard", "take", "nothing", "set", "play")), card,
             made[0][3] + 1 if made else 0, int(bool(made) and not hand),
-            sum(b["my_completes"][z] for z in center), b["my_open_pairs"], b["my_outs"],
+            sum(b["my_completes"][z] for z in center), min(sum(b["center_outs"][z] for z in center), 127),
+            b["my_open_pairs"], b["my_outs"],
             min(sum(b["my_card_outs"]) // 2, 127),
             sum(1 for z in range(36) if hand >> z & 1 and b["my_card_partners"][z] == 0),
             sum(b["opp_threat"][z] for z in center), sum(b["opp_half_threat"][z] for z in center),
