@@ -24,7 +24,8 @@ from bharg_env._engine cimport BH_MAX_ACTIONS, BH_NCARDS, BConfig, BState, Engin
 from bharg_env._greedy cimport bh_ways, bh_unseen
 
 from bharg_env.rules import ACTION_SPEC, DISCARD0, NUM_ACES, OBS_SPEC, STRUCTURE_OBS_SPEC, TAKE_DISCARD, Phase
-from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS
+from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS, EXCUSE_ID
+from setgames.kernels import bharg as _kernel
 from setgames.kernels.bharg import PATTERNS as _PATTERNS
 
 cdef extern from *:
@@ -84,6 +85,62 @@ for _c in range(BH_NCARDS):
         PATTERN_CARDS[PATTERN[_c]] |= (<uint64_t> 1) << _c
 
 
+# The kernel's pattern-level set tables (setgames.kernels.bharg: _FITTAB, _COVER_CARDS), for a
+# cheap test of whether a card is in any set of a hand: a card in none binds only by the Ace
+# Pile's suit (or as the Excuse), so what it adds or takes away needs no evaluation.
+_COVERS = _kernel._pattern_covers()
+assert len(_COVERS) <= 128 and _kernel._FIT_CHUNK == 10
+cdef uint64_t FIT_LO[5][1024]    # per 10-bit chunk of a pattern code: the sets 0..63 it allows
+cdef uint64_t FIT_HI[5][1024]    # ... and 64..127
+cdef uint64_t COVER_CARDS[128]   # per pattern-level set: every card of its patterns
+cdef uint64_t WITH_LO[32]        # per pattern: the pattern-level sets using it, 0..63 ...
+cdef uint64_t WITH_HI[32]        # ... and 64..127
+cdef uint64_t CARD_CODE[BH_NCARDS]
+cdef uint64_t ANCHOR[7]          # per Ace Pile state (0: none, 1 + suit): the cards it binds
+for _i in range(7):
+    ANCHOR[_i] = _kernel.ANCHOR_MASKS[_i]
+cdef int EXCUSE = EXCUSE_ID
+for _j in range(5):
+    for _i in range(1024):
+        FIT_LO[_j][_i] = _kernel._FITTAB[_j][_i] & 0xFFFFFFFFFFFFFFFF
+        FIT_HI[_j][_i] = _kernel._FITTAB[_j][_i] >> 64
+for _i in range(128):
+    COVER_CARDS[_i] = _kernel._COVER_CARDS[_i] if _i < len(_COVERS) else 0
+for _p in range(32):
+    WITH_LO[_p] = sum(1 << _i for _i, _cov in enumerate(_COVERS) if _p in _cov and _i < 64)
+    WITH_HI[_p] = sum(1 << (_i - 64) for _i, _cov in enumerate(_COVERS) if _p in _cov and _i >= 64)
+for _c in range(BH_NCARDS):
+    CARD_CODE[_c] = _kernel.CARD_CODES[_c]
+
+
+cdef inline void _fit(uint64_t code, uint64_t *lo, uint64_t *hi) noexcept nogil:
+    """The pattern-level sets whose patterns the hand of pattern code ``code`` all holds."""
+    lo[0] = (FIT_LO[0][code & 1023] & FIT_LO[1][code >> 10 & 1023] & FIT_LO[2][code >> 20 & 1023]
+             & FIT_LO[3][code >> 30 & 1023] & FIT_LO[4][code >> 40 & 1023])
+    hi[0] = (FIT_HI[0][code & 1023] & FIT_HI[1][code >> 10 & 1023] & FIT_HI[2][code >> 20 & 1023]
+             & FIT_HI[3][code >> 30 & 1023] & FIT_HI[4][code >> 40 & 1023])
+
+
+cdef inline uint64_t _in_sets(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The cards of the patterns of the sets ``lo``/``hi`` (a hand's cards in some set: ``& hand``)."""
+    cdef uint64_t m = 0
+    while lo:
+        m |= COVER_CARDS[__builtin_ctzll(lo)]
+        lo &= lo - 1
+    while hi:
+        m |= COVER_CARDS[64 + __builtin_ctzll(hi)]
+        hi &= hi - 1
+    return m
+
+
+cdef inline uint64_t _code(uint64_t hand) noexcept nogil:
+    cdef uint64_t code = 0
+    while hand:
+        code += CARD_CODE[__builtin_ctzll(hand)]
+        hand &= hand - 1
+    return code
+
+
 cdef inline int _bound(uint64_t hand, int ace) noexcept nogil:
     cdef int b, u
     bh_evaluate(hand, ace, &b, &u)
@@ -94,16 +151,25 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
     """The structure block of ``seat``'s view of ``s`` into the ``BLOCK_SIZE`` bytes at ``out``."""
     cdef int n = cfg.n, ace = s.aces[s.aces_len - 1] if s.aces_len else -1
     cdef uint64_t hand = s.hands[seat], unseen = bh_unseen(s, cfg, seat), h, free = 0, bit, k, f, rest
+    cdef uint64_t code = _code(hand), code_k, lo, hi, inset, always
     cdef int base_b, base_u, b, u, c, p, j, o, bu, cnt, ways = 0, x
     cdef bint ab, anchor
     memset(out, 0, BLOCK_SIZE)
     ab = bh_evaluate(hand, ace, &base_b, &base_u)
+    # bound whatever the arrangement: the Ace Pile's suit, the Excuse
+    always = (hand & ANCHOR[ace + 1]) | (hand & ((<uint64_t> 1) << EXCUSE))
+    _fit(code, &lo, &hi)
+    inset = _in_sets(lo, hi) & hand
     h = hand
     while h:
         c = __builtin_ctzll(h)
         bit = (<uint64_t> 1) << c
         h ^= bit
-        bh_evaluate(hand ^ bit, ace, &b, &u)
+        if inset & bit:
+            bh_evaluate(hand ^ bit, ace, &b, &u)
+        else:  # in no set: the arrangements without it are the hand's own
+            b = base_b - (always & bit != 0)
+            u = base_u if always & bit else base_u - VALUE[c]
         out[O_NEED + c] = base_b - b
         out[O_TRASH + c] = VALUE[c] > 0 and u == base_u - VALUE[c]
         if b == base_b:
@@ -113,15 +179,18 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
         rest = unseen & PATTERN_CARDS[p]
         if not rest:
             continue
-        cnt = __builtin_popcountll(rest)
         x = __builtin_ctzll(rest)
+        _fit(code + CARD_CODE[x], &lo, &hi)
+        if not (lo & WITH_LO[p] or hi & WITH_HI[p]):
+            continue  # u in no set: B(H + u) = B(H) + [u bound by the Ace], no way and no out
+        cnt = __builtin_popcountll(rest)
         bu = _bound(hand | (<uint64_t> 1) << x, ace)
         if bu > base_b + 1:
             ways += cnt
         anchor = ace >= 0 and (DECKTET_SM[x] >> ace) & 1
         if bu <= base_b + anchor:
             continue
-        f = free
+        f = free & _in_sets(lo, hi)  # a free card in no set of H + u stays unbound there
         while f:
             c = __builtin_ctzll(f)
             bit = (<uint64_t> 1) << c
@@ -139,12 +208,16 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
         bh_evaluate(k, ace, &b, &u)
         out[O_OPP_B + j] = b
         out[O_OPP_U + j] = u
+        code_k = _code(k)
         h = hand
         while h:
             c = __builtin_ctzll(h)
             bit = (<uint64_t> 1) << c
             h ^= bit
-            if _bound(k | bit, ace) >= b + 2:
+            if PATTERN[c] < 0:
+                continue  # the Excuse binds only itself
+            _fit(code_k + CARD_CODE[c], &lo, &hi)
+            if (lo & WITH_LO[PATTERN[c]] or hi & WITH_HI[PATTERN[c]]) and _bound(k | bit, ace) >= b + 2:
                 out[O_FEEDS + c] += 1
     out[O_BOUND] = base_b
     out[O_ALL] = ab
