@@ -11,10 +11,10 @@ same facts the bot weighs, not its choice).
 
 Speed: how many cards a hand binds depends on the suit patterns it holds, not on which card
 of a pattern (bharg_env/README.md, rules choice 11: sets are made of suits; the Ace Pile
-binds by suit), so the unseen cards are walked one pattern at a time. And a card ``c``
-unbound in some arrangement binding the most becomes bound in all of them only by a drawn
-card ``u`` that raises the bound count past ``B(H + u - c) >= B(H - c) + [u bound by the Ace]
-== B(H) + [u bound by the Ace]``, so the free cards are only tried with such cards.
+binds by suit), so the unseen cards are walked one pattern at a time; and the kernel's
+pattern-level set tables say in a few lookups which cards are in some set of a hand (a card
+in none binds only by the Ace Pile's suit, or as the Excuse: what it adds or takes away needs
+no evaluation) and which cards a drawn card makes a set with (its outs).
 """
 
 from libc.stdint cimport uint64_t
@@ -36,6 +36,7 @@ cdef int BLOCK_START = OBS_SPEC.size
 _SL = {k: v.start - OBS_SPEC.size for k, v in STRUCTURE_OBS_SPEC.slices.items() if v.start >= OBS_SPEC.size}
 cdef int O_NEED = _SL["card_need"]
 cdef int O_TRASH = _SL["card_trash"]
+cdef int O_IN_SET = _SL["card_in_set"]
 cdef int O_OUTS = _SL["card_outs"]
 cdef int O_FEEDS = _SL["card_feeds"]
 cdef int O_BOUND = _SL["bound"]
@@ -47,7 +48,7 @@ cdef int O_TOP = _SL["top_gain"]
 cdef int O_OPP_B = _SL["opp_bound"]
 cdef int O_OPP_U = _SL["opp_unbound_value"]
 cdef int BLOCK_SIZE = STRUCTURE_OBS_SPEC.size - OBS_SPEC.size
-assert list(_SL) == ["card_need", "card_trash", "card_outs", "card_feeds", "bound", "all_bound",
+assert list(_SL) == ["card_need", "card_trash", "card_in_set", "card_outs", "card_feeds", "bound", "all_bound",
                      "unbound_value", "ways", "unseen", "top_gain", "opp_bound", "opp_unbound_value"], \
     "Bharg's structure layout changed"
 
@@ -73,9 +74,7 @@ cdef int NPAT = len(_PATTERNS)
 cdef int VALUE[BH_NCARDS]
 cdef int PATTERN[BH_NCARDS]  # the card's suit pattern (index in the kernel's PATTERNS); -1: the Excuse
 cdef uint64_t PATTERN_CARDS[32]  # per pattern, its cards
-cdef int DECKTET_SM[BH_NCARDS]  # suit mask per card
 for _c in range(BH_NCARDS):
-    DECKTET_SM[_c] = DECKTET_SUIT_MASKS[_c]
     VALUE[_c] = BHARG_VALUES[_c]
     PATTERN[_c] = _PATTERNS.index(DECKTET_SUIT_MASKS[_c]) if DECKTET_SUIT_MASKS[_c] else -1
 for _p in range(32):
@@ -150,10 +149,10 @@ cdef inline int _bound(uint64_t hand, int ace) noexcept nogil:
 cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil:
     """The structure block of ``seat``'s view of ``s`` into the ``BLOCK_SIZE`` bytes at ``out``."""
     cdef int n = cfg.n, ace = s.aces[s.aces_len - 1] if s.aces_len else -1
-    cdef uint64_t hand = s.hands[seat], unseen = bh_unseen(s, cfg, seat), h, free = 0, bit, k, f, rest
+    cdef uint64_t hand = s.hands[seat], unseen = bh_unseen(s, cfg, seat), h, bit, k, rest, partners
     cdef uint64_t code = _code(hand), code_k, lo, hi, inset, always
     cdef int base_b, base_u, b, u, c, p, j, o, bu, cnt, ways = 0, x
-    cdef bint ab, anchor
+    cdef bint ab
     memset(out, 0, BLOCK_SIZE)
     ab = bh_evaluate(hand, ace, &base_b, &base_u)
     # bound whatever the arrangement: the Ace Pile's suit, the Excuse
@@ -167,36 +166,32 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
         h ^= bit
         if inset & bit:
             bh_evaluate(hand ^ bit, ace, &b, &u)
+            out[O_IN_SET + c] = 1
         else:  # in no set: the arrangements without it are the hand's own
             b = base_b - (always & bit != 0)
             u = base_u if always & bit else base_u - VALUE[c]
         out[O_NEED + c] = base_b - b
         out[O_TRASH + c] = VALUE[c] > 0 and u == base_u - VALUE[c]
-        if b == base_b:
-            free |= bit
-    # the unseen cards a pattern at a time: the ways to bind, and the free cards' outs among them
+    # the unseen cards a pattern at a time: the cards each makes a set with, and the ways to bind
     for p in range(NPAT):
         rest = unseen & PATTERN_CARDS[p]
         if not rest:
             continue
         x = __builtin_ctzll(rest)
         _fit(code + CARD_CODE[x], &lo, &hi)
-        if not (lo & WITH_LO[p] or hi & WITH_HI[p]):
-            continue  # u in no set: B(H + u) = B(H) + [u bound by the Ace], no way and no out
+        lo &= WITH_LO[p]
+        hi &= WITH_HI[p]
+        if not (lo or hi):
+            continue  # u in no set: B(H + u) = B(H) + [u bound by the Ace], no way to bind, no out
         cnt = __builtin_popcountll(rest)
+        # a set uses a pattern once: u's set partners are the hand's cards of the set's other patterns
+        partners = _in_sets(lo, hi) & hand & ~PATTERN_CARDS[p]
+        while partners:
+            out[O_OUTS + __builtin_ctzll(partners)] += cnt
+            partners &= partners - 1
         bu = _bound(hand | (<uint64_t> 1) << x, ace)
         if bu > base_b + 1:
             ways += cnt
-        anchor = ace >= 0 and (DECKTET_SM[x] >> ace) & 1
-        if bu <= base_b + anchor:
-            continue
-        f = free & _in_sets(lo, hi)  # a free card in no set of H + u stays unbound there
-        while f:
-            c = __builtin_ctzll(f)
-            bit = (<uint64_t> 1) << c
-            f ^= bit
-            if bu > _bound((hand ^ bit) | (<uint64_t> 1) << x, ace):
-                out[O_OUTS + c] += cnt
     # each opponent's known cards: what they bind, and which of my cards would bind more of them
     for j in range(n - 1):
         o = seat + 1 + j
