@@ -220,7 +220,17 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
     out[O_WAYS] = ways
     out[O_UNSEEN] = __builtin_popcountll(unseen)
     if s.disc_len:
-        out[O_TOP] = _bound(hand | (<uint64_t> 1) << s.discard[s.disc_len - 1], ace) - base_b
+        x = s.discard[s.disc_len - 1]
+        p = PATTERN[x]
+        lo = hi = 0
+        if p >= 0:
+            _fit(code + CARD_CODE[x], &lo, &hi)
+            lo &= WITH_LO[p]
+            hi &= WITH_HI[p]
+        if lo or hi:
+            out[O_TOP] = _bound(hand | (<uint64_t> 1) << x, ace) - base_b
+        else:  # the top would be in no set: it binds only itself (the Excuse, or by the Ace Pile's suit)
+            out[O_TOP] = x == EXCUSE or (ANCHOR[ace + 1] >> x) & 1
 
 
 cdef void bh_action_features(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil:
