@@ -370,3 +370,25 @@ def test_the_batch_action_features_fill_out_and_follow_the_mask():
         b.step(b.sample(rng))
     with pytest.raises(ValueError, match="out must be"):
         b.action_features(np.zeros((16, game.num_actions, 3), np.int8))
+
+
+def test_the_env_serves_the_structure_mode_from_the_engine_and_the_rules_alike():
+    from pettingzoo.test import api_test
+
+    from bharg_env import env, raw_env
+
+    api_test(env(obs="structure"), num_cycles=60)
+    fast, slow = raw_env(obs="structure"), raw_env(obs="structure", engine=False)
+    assert fast.observation_space("player_0")["observation"].shape == (fast.game.obs_spec.size,)
+    rng = random.Random(3)
+    for e in (fast, slow):
+        e.reset(seed=5)
+    for _ in range(80):
+        if fast.terminations[fast.agent_selection] or fast.truncations[fast.agent_selection]:
+            break
+        for agent in fast.agents:
+            want = slow.observe(agent)["observation"]
+            np.testing.assert_array_equal(fast.observe(agent)["observation"], want)
+        a = rng.choice(np.flatnonzero(fast.observe(fast.agent_selection)["action_mask"]).tolist())
+        fast.step(a)
+        slow.step(a)
