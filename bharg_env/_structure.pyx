@@ -11,13 +11,14 @@ same facts the bot weighs, not its choice).
 
 Speed: how many cards a hand binds depends on the suit patterns it holds, not on which card
 of a pattern (bharg_env/README.md, rules choice 11: sets are made of suits; the Ace Pile
-binds by suit), so the unseen cards are walked one pattern at a time; and the kernel's
-pattern-level set tables say in a few lookups which cards are in some set of a hand (a card
-in none binds only by the Ace Pile's suit, or as the Excuse: what it adds or takes away needs
-no evaluation) and which cards a drawn card makes a set with (its outs).
+binds by suit), so the unseen cards are walked one pattern at a time; and one pass over the
+kernel's pattern-level sets (74 of them) against the patterns the hand holds says which
+cards are in some set of the hand (a card in none binds only by the Ace Pile's suit, or as
+the Excuse: what it adds or takes away needs no evaluation) and which cards a drawn card of
+each pattern makes a set with (its outs), with no table lookup per pattern.
 """
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
 from bharg_env._engine cimport BH_MAX_ACTIONS, BH_NCARDS, BConfig, BState, Engine, bh_evaluate, bh_legal
@@ -31,6 +32,7 @@ from setgames.kernels.bharg import PATTERNS as _PATTERNS
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
     int __builtin_popcountll(unsigned long long) nogil
+    int __builtin_ctz(unsigned int) nogil
 
 cdef int BLOCK_START = OBS_SPEC.size
 _SL = {k: v.start - OBS_SPEC.size for k, v in STRUCTURE_OBS_SPEC.slices.items() if v.start >= OBS_SPEC.size}
@@ -95,6 +97,10 @@ cdef uint64_t COVER_CARDS[128]   # per pattern-level set: every card of its patt
 cdef uint64_t WITH_LO[32]        # per pattern: the pattern-level sets using it, 0..63 ...
 cdef uint64_t WITH_HI[32]        # ... and 64..127
 cdef uint64_t CARD_CODE[BH_NCARDS]
+cdef uint32_t COVER_PATTERNS[128]  # per pattern-level set: its patterns, a bit each
+cdef int NCOVERS = len(_COVERS)
+for _i, _cov in enumerate(_COVERS):
+    COVER_PATTERNS[_i] = sum(1 << _p for _p in _cov)
 cdef uint64_t ANCHOR[7]          # per Ace Pile state (0: none, 1 + suit): the cards it binds
 for _i in range(7):
     ANCHOR[_i] = _kernel.ANCHOR_MASKS[_i]
@@ -132,6 +138,46 @@ cdef inline uint64_t _in_sets(uint64_t lo, uint64_t hi) noexcept nogil:
     return m
 
 
+cdef inline uint32_t _sets_with_one_more(uint64_t hand, uint64_t *inset, uint64_t *partners) noexcept nogil:
+    """What one more card would make of ``hand``'s sets, from the patterns it holds: sets about
+    patterns, and a pattern-level set is in the hand (or in the hand and a card of pattern
+    ``q``) exactly when the hand holds each of its patterns (each but ``q``). Returns the
+    patterns whose cards would be in some set of ``hand`` plus one of them; sets ``inset``
+    to the hand's cards in some set of its own, and ``partners[q]`` to the hand's cards a
+    card of pattern ``q`` would make a set with (zeroed here for the patterns returned)."""
+    cdef uint32_t held = 0, miss, pats, out = 0
+    cdef uint64_t h = hand, cards
+    cdef int i, q, c
+    while h:
+        c = __builtin_ctzll(h)
+        h &= h - 1
+        if PATTERN[c] >= 0:
+            held |= (<uint32_t> 1) << PATTERN[c]
+    inset[0] = 0
+    for i in range(NCOVERS):
+        pats = COVER_PATTERNS[i]
+        miss = pats & ~held
+        if miss & (miss - 1):
+            continue  # two or more patterns missing: one more card makes no such set
+        cards = COVER_CARDS[i] & hand
+        if miss:
+            q = __builtin_ctz(miss)
+            if not (out >> q & 1):
+                partners[q] = 0
+                out |= miss
+            partners[q] |= cards
+            continue
+        inset[0] |= cards
+        while pats:  # a card of any of its patterns replaces the hand's: a set with the others
+            q = __builtin_ctz(pats)
+            pats &= pats - 1
+            if not (out >> q & 1):
+                partners[q] = 0
+                out |= (<uint32_t> 1) << q
+            partners[q] |= cards & ~PATTERN_CARDS[q]
+    return out
+
+
 cdef inline uint64_t _code(uint64_t hand) noexcept nogil:
     cdef uint64_t code = 0
     while hand:
@@ -150,15 +196,16 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
     """The structure block of ``seat``'s view of ``s`` into the ``BLOCK_SIZE`` bytes at ``out``."""
     cdef int n = cfg.n, ace = s.aces[s.aces_len - 1] if s.aces_len else -1
     cdef uint64_t hand = s.hands[seat], unseen = bh_unseen(s, cfg, seat), h, bit, k, rest, partners
-    cdef uint64_t code = _code(hand), code_k, lo, hi, inset, always
+    cdef uint64_t code_k, lo, hi, inset, always
+    cdef uint64_t partner[32]
+    cdef uint32_t with_one
     cdef int base_b, base_u, b, u, c, p, j, o, bu, cnt, ways = 0, x
     cdef bint ab
     memset(out, 0, BLOCK_SIZE)
     ab = bh_evaluate(hand, ace, &base_b, &base_u)
     # bound whatever the arrangement: the Ace Pile's suit, the Excuse
     always = (hand & ANCHOR[ace + 1]) | (hand & ((<uint64_t> 1) << EXCUSE))
-    _fit(code, &lo, &hi)
-    inset = _in_sets(lo, hi) & hand
+    with_one = _sets_with_one_more(hand, &inset, partner)
     h = hand
     while h:
         c = __builtin_ctzll(h)
@@ -177,15 +224,11 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
         rest = unseen & PATTERN_CARDS[p]
         if not rest:
             continue
-        x = __builtin_ctzll(rest)
-        _fit(code + CARD_CODE[x], &lo, &hi)
-        lo &= WITH_LO[p]
-        hi &= WITH_HI[p]
-        if not (lo or hi):
+        if not (with_one >> p & 1):
             continue  # u in no set: B(H + u) = B(H) + [u bound by the Ace], no way to bind, no out
+        x = __builtin_ctzll(rest)
         cnt = __builtin_popcountll(rest)
-        # a set uses a pattern once: u's set partners are the hand's cards of the set's other patterns
-        partners = _in_sets(lo, hi) & hand & ~PATTERN_CARDS[p]
+        partners = partner[p]
         while partners:
             out[O_OUTS + __builtin_ctzll(partners)] += cnt
             partners &= partners - 1
@@ -221,13 +264,7 @@ cdef void bh_structure(const BState *s, const BConfig *cfg, int seat, char *out)
     out[O_UNSEEN] = __builtin_popcountll(unseen)
     if s.disc_len:
         x = s.discard[s.disc_len - 1]
-        p = PATTERN[x]
-        lo = hi = 0
-        if p >= 0:
-            _fit(code + CARD_CODE[x], &lo, &hi)
-            lo &= WITH_LO[p]
-            hi &= WITH_HI[p]
-        if lo or hi:
+        if PATTERN[x] >= 0 and with_one >> PATTERN[x] & 1:
             out[O_TOP] = _bound(hand | (<uint64_t> 1) << x, ace) - base_b
         else:  # the top would be in no set: it binds only itself (the Excuse, or by the Ace Pile's suit)
             out[O_TOP] = x == EXCUSE or (ANCHOR[ace + 1] >> x) & 1
