@@ -16,8 +16,10 @@ Per card id ``c`` of the observer's hand ``H`` (zero for cards not held):
   0 exactly when ``c`` is unbound in some arrangement binding the most;
 - ``card_trash``: ``c`` is unbound in some arrangement of lowest unbound value
   (``U(H - c) == U(H) - value(c)``, value above 0), i.e. dead weight under the best scoring;
-- ``card_outs``: for ``c`` with need 0, the unseen cards ``u`` that, drawn in, bind it in
-  every arrangement binding the most (``B(H + u) > B(H + u - c)``);
+- ``card_in_set``: ``c`` is in some set made of the hand's cards (a complete set; which
+  sets an arrangement uses is the holder's choice, rules choice 12);
+- ``card_outs``: the unseen cards ``u`` such that some set of ``H + u`` holds both ``c``
+  and ``u`` (they complete a partial set of ``c``'s, or make it another one);
 - ``card_feeds``: the opponents whose known cards ``K`` it binds more of than itself
   (``B(K + c) >= B(K) + 2``), what handing it over on the discard pile threatens.
 
@@ -41,7 +43,7 @@ import numpy as np
 
 from setgames.bits import bit_list
 from setgames.cards import BHARG_VALUES, NUM_DECKTET
-from setgames.kernels.bharg import evaluate
+from setgames.kernels.bharg import evaluate, sets_in_hand
 from setgames.spec import Feature
 
 __all__ = ["ACTION_FEATURES", "STRUCTURE_FEATURES", "action_features", "structure_block", "unseen_cards",
@@ -54,9 +56,10 @@ STRUCTURE_FEATURES = (
     Feature("card_trash", (NUM_DECKTET,), 1,
             "my card c is unbound in some arrangement of lowest unbound value (dropping it lowers what I "
             "would concede by its value)"),
+    Feature("card_in_set", (NUM_DECKTET,), 1, "my card c is in some set made of my hand's cards"),
     Feature("card_outs", (NUM_DECKTET,), NUM_DECKTET,
-            "my card c of need 0: unseen cards that, drawn in, would bind it in every arrangement binding "
-            "the most"),
+            "my card c: unseen cards u that, drawn in, would make a set holding both c and u (complete "
+            "a partial set of c's or make it another)"),
     Feature("card_feeds", (NUM_DECKTET,), 2,
             "my card c: opponents whose known cards it would bind more of than itself, "
             "B(known + c) >= B(known) + 2"),
@@ -131,6 +134,15 @@ def structure_block(game: Any, state: Any, seat: int) -> np.ndarray:
     need = np.zeros(NUM_DECKTET, np.int8)
     trash = np.zeros(NUM_DECKTET, np.int8)
     outs = np.zeros(NUM_DECKTET, np.int8)
+    in_set = np.zeros(NUM_DECKTET, np.int8)
+    for m in sets_in_hand(hand):
+        in_set[bit_list(m)] = 1
+    for x in bit_list(unseen):
+        partners = 0
+        for m in sets_in_hand(hand | 1 << x):
+            if m >> x & 1:
+                partners |= m
+        outs[bit_list(partners & hand)] += 1
     feeds = np.zeros(NUM_DECKTET, np.int8)
     opps = [(seat + j) % n for j in range(1, n)]
     opp_b, opp_u = [0, 0], [0, 0]
@@ -143,15 +155,12 @@ def structure_block(game: Any, state: Any, seat: int) -> np.ndarray:
         need[c] = base_b - b
         v = BHARG_VALUES[c]
         trash[c] = v > 0 and u == base_u - v
-        if need[c] == 0:
-            outs[c] = sum(_ev(hand | 1 << x, ace)[0] > _ev(hand & ~(1 << c) | 1 << x, ace)[0]
-                          for x in bit_list(unseen))
         feeds[c] = sum(_ev(state.known[o] | 1 << c, ace)[0] >= opp_b[j] + 2
                        for j, o in enumerate(opps) if state.known[o])
     top_gain = _ev(hand | 1 << state.discard[-1], ace)[0] - base_b if state.discard else 0
     tail = [base_b, int(_all_bound(hand, ace)), base_u, ways_to_bind(hand, ace, unseen),
             unseen.bit_count(), top_gain, *opp_b, *opp_u]
-    return np.concatenate([need, trash, outs, feeds, np.array(tail, np.int8)])
+    return np.concatenate([need, trash, in_set, outs, feeds, np.array(tail, np.int8)])
 
 
 ACTION_FEATURES = (

@@ -8,6 +8,7 @@ and the ``determinize`` invariance (nothing hidden leaks into any mode).
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -18,7 +19,7 @@ from bharg_env.structure import unseen_cards
 from setgames.bits import bit_list
 from setgames.cards import BHARG_VALUES, DECKTET_SUIT_MASKS, EXCUSE_ID
 from setgames.game import rng_from_seed
-from setgames.kernels.bharg import sets_in_hand
+from setgames.kernels.bharg import is_set, sets_in_hand
 from tests.bharg.helpers import cards, make_state
 
 CONFIGS = [{}, {"num_players": 3}, {"excuse": True, "pawns": True, "courts": True},
@@ -70,20 +71,24 @@ def _position(game, hand, discard, aces=(), opp=(), known=()):
 def test_three_sixes_and_a_crown_without_an_ace_pile():
     # The three 6s show every suit once (a set, rules choice 11); the Crown of Moons is
     # unbound (rules choice 12) and is what the hand concedes (10, rules choice 13). Only the
-    # Ace and the Crown of Waves, drawn in, bind it (with 6SY and 6LK: M+V+SY+LK; the Lunatic
-    # 6MV shows Moons too), and then the Lunatic drops out: 4 bound, never more than the 3
-    # and the card drawn (so no ways).
+    # Ace and the Crown of Waves, drawn in, make a set with it (with 6SY and 6LK: M+V+SY+LK;
+    # the Lunatic 6MV shows Moons too), and then the Lunatic drops out: 4 bound, never more
+    # than the 3 and the card drawn (so no ways). The 6s' outs are their sets' other
+    # versions: 6MV + 6LK with the Desert (2SY), 6MV + 6SY with the Merchant (9LK), 6SY +
+    # 6LK with the Journey (3MV), and 6SY + 6LK + CM with either V card.
     game = BhargGame(obs="structure")
     six_mv, six_sy, six_lk, cm = cards("Lunatic", "Penitent", "Market", "Crown of Moons")
     state = _position(game, [six_mv, six_sy, six_lk, cm], cards("Castle"))
     b = block(game, state, 0)
     assert (b["bound"], b["all_bound"], b["unbound_value"], b["ways"]) == (3, 0, 10, 0)
-    for c in (six_mv, six_sy, six_lk):
-        assert (b["card_need"][c], b["card_trash"][c], b["card_outs"][c]) == (3, 0, 0)
-    assert (b["card_need"][cm], b["card_trash"][cm], b["card_outs"][cm]) == (0, 1, 2)
+    def card(c):
+        return b["card_need"][c], b["card_trash"][c], b["card_in_set"][c], b["card_outs"][c]
+
+    assert [card(c) for c in (six_mv, six_sy, six_lk, cm)] == [(3, 0, 1, 2), (3, 0, 1, 4), (3, 0, 1, 4),
+                                                                (0, 1, 0, 2)]
     assert b["unseen"] == 36 - 4 - 1
     assert b["top_gain"] == 0  # Castle 7SK makes no set with these
-    assert b["card_need"].sum() == 9 and b["card_outs"].sum() == 2
+    assert b["card_need"].sum() == 9 and b["card_outs"].sum() == 12
 
 
 def test_an_ace_pile_top_binds_by_suit():
@@ -136,6 +141,12 @@ def _arrangements(hand: int, ace: int) -> list[int]:
     return out
 
 
+def _sets_of(cards: list[int]) -> list[set[int]]:
+    """Every subset of ``cards`` that is a set, by trying each one (``is_set``, rules choice 11)."""
+    return [set(sub) for k in range(3, min(6, len(cards)) + 1) for sub in itertools.combinations(cards, k)
+            if is_set(sum(1 << c for c in sub))]
+
+
 def _brute(hand: int, ace: int) -> tuple[int, int, list[int]]:
     """(B, U, the bound masks of the arrangements binding the most) by enumeration."""
     arr = _arrangements(hand, ace)
@@ -150,17 +161,18 @@ def expected_block(game: BhargGame, state, seat: int) -> dict:
     hand = state.hands[seat]
     ace = state.aces[-1] if state.aces else -1
     unseen = unseen_cards(game, state, seat)
-    b0, u0, best0 = _brute(hand, ace)
-    out = {k: np.zeros(45, np.int64) for k in ("card_need", "card_trash", "card_outs", "card_feeds")}
+    b0, u0, _ = _brute(hand, ace)
+    out = {k: np.zeros(45, np.int64) for k in ("card_need", "card_trash", "card_in_set", "card_outs",
+                                               "card_feeds")}
     opps = [(seat + j) % n for j in range(1, n)]
     opp = [_brute(state.known[o], ace)[:2] if state.known[o] else (0, 0) for o in opps]
     for c in bit_list(hand):
         b, u, _ = _brute(hand & ~(1 << c), ace)
         out["card_need"][c] = b0 - b
         out["card_trash"][c] = BHARG_VALUES[c] > 0 and u == u0 - BHARG_VALUES[c]
-        if any(not m >> c & 1 for m in best0):
-            out["card_outs"][c] = sum(all(m >> c & 1 for m in _brute(hand | 1 << x, ace)[2])
-                                      for x in bit_list(unseen))
+        out["card_in_set"][c] = any(c in s for s in _sets_of(bit_list(hand)))
+        out["card_outs"][c] = sum(any(c in s and x in s for s in _sets_of(bit_list(hand | 1 << x)))
+                                  for x in bit_list(unseen))
         out["card_feeds"][c] = sum(_brute(state.known[o] | 1 << c, ace)[0] >= opp[j][0] + 2
                                    for j, o in enumerate(opps) if state.known[o])
     out.update(bound=b0, all_bound=int(b0 == hand.bit_count()), unbound_value=u0,
@@ -237,8 +249,7 @@ def test_the_compiled_engine_writes_the_reference_block(config):
 def test_the_compiled_block_counts_outs_the_reference_counts_in_hand_worked_positions():
     _engine = pytest.importorskip("bharg_env._engine", reason="bharg_env._engine is not built")
     pytest.importorskip("bharg_env._structure", reason="bharg_env._structure is not built")
-    # test_three_sixes_and_a_crown_without_an_ace_pile's position, on a full deal: the Crown's
-    # two outs raise the bound count by one only (a drawn card that swaps the Lunatic out)
+    # test_three_sixes_and_a_crown_without_an_ace_pile's hand, on a full deal
     game = BhargGame(obs="structure")
     hand = cards("Lunatic", "Penitent", "Market", "Crown of Moons", "Savage", "Painter", "Origin")
     state = make_state(game, [hand, cards("Author", "Desert", "Journey", "Mountain", "Sailor", "Battle",
@@ -359,3 +370,25 @@ def test_the_batch_action_features_fill_out_and_follow_the_mask():
         b.step(b.sample(rng))
     with pytest.raises(ValueError, match="out must be"):
         b.action_features(np.zeros((16, game.num_actions, 3), np.int8))
+
+
+def test_the_env_serves_the_structure_mode_from_the_engine_and_the_rules_alike():
+    from pettingzoo.test import api_test
+
+    from bharg_env import env, raw_env
+
+    api_test(env(obs="structure"), num_cycles=60)
+    fast, slow = raw_env(obs="structure"), raw_env(obs="structure", engine=False)
+    assert fast.observation_space("player_0")["observation"].shape == (fast.game.obs_spec.size,)
+    rng = random.Random(3)
+    for e in (fast, slow):
+        e.reset(seed=5)
+    for _ in range(80):
+        if fast.terminations[fast.agent_selection] or fast.truncations[fast.agent_selection]:
+            break
+        for agent in fast.agents:
+            want = slow.observe(agent)["observation"]
+            np.testing.assert_array_equal(fast.observe(agent)["observation"], want)
+        a = rng.choice(np.flatnonzero(fast.observe(fast.agent_selection)["action_mask"]).tolist())
+        fast.step(a)
+        slow.step(a)
