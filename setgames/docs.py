@@ -1,8 +1,10 @@
 """Regenerate the generated parts of the documentation from the code.
 
 ``python -m setgames.docs`` rewrites the observation table (between the
-``observation-table`` markers, from the game's :class:`~setgames.spec.ObsSpec`)
-and the action table (between the ``action-table`` markers, from its
+``observation-table`` markers, from the game's :class:`~setgames.spec.ObsSpec`), the
+other observation modes' tables (``observation-table:<mode>`` markers, from
+``game.obs_specs``), the per-action feature table (``action-features-table``, from
+``game.action_spec``) and the action table (between the ``action-table`` markers, from its
 :class:`~setgames.actions.ActionLayout`) in each game's README, and redraws the
 pictures of the documentation (``docs/img/<game>.svg``: a position of a seeded
 game between greedy bots, from :func:`docs_picture`); ``--check`` only reports
@@ -62,10 +64,23 @@ def sync_readme(game_name: str, check: bool = False, **config: object) -> bool:
     game = game_class(game_name)(**config)
     path = readme_path(game_name)
     old = path.read_text(encoding="utf-8")
-    from setgames.spec import README_BEGIN, README_END
+    from setgames.spec import (
+        ACTION_FEATURES_BEGIN,
+        ACTION_FEATURES_END,
+        README_BEGIN,
+        README_END,
+        mode_markers,
+    )
 
     new = _replace(old, README_BEGIN, README_END, game.obs_spec.markdown_table())
     new = _replace(new, ACTION_BEGIN, ACTION_END, game.layout.markdown_table())
+    # Every other observation mode's table and the action feature row's, where the README has
+    # their markers (setgames.spec.mode_markers, ACTION_FEATURES_BEGIN).
+    for mode, spec in sorted(getattr(game, "obs_specs", {}).items()):
+        if mode != "cards":
+            new = _replace(new, *mode_markers(mode), spec.markdown_table())
+    if getattr(game, "action_spec", None) is not None:
+        new = _replace(new, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END, game.action_spec.markdown_table())
     if new != old and not check:
         path.write_text(new, encoding="utf-8")
     return new != old

@@ -20,10 +20,25 @@ from pathlib import Path
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["README_BEGIN", "README_END", "Feature", "ObsSpec"]
+__all__ = ["ACTION_FEATURES_BEGIN", "ACTION_FEATURES_END", "README_BEGIN", "README_END", "Feature", "ObsSpec",
+           "mode_markers"]
 
 README_BEGIN = "<!-- observation-table:begin -->"
 README_END = "<!-- observation-table:end -->"
+# The per-action feature row's table (a game's ``action_spec``).
+ACTION_FEATURES_BEGIN = "<!-- action-features-table:begin -->"
+ACTION_FEATURES_END = "<!-- action-features-table:end -->"
+
+
+def mode_markers(mode: str) -> tuple[str, str]:
+    """The README markers of observation mode ``mode``'s table (``cards``: the plain ones).
+
+    >>> mode_markers("structure")
+    ('<!-- observation-table:structure:begin -->', '<!-- observation-table:structure:end -->')
+    """
+    if mode == "cards":
+        return README_BEGIN, README_END
+    return f"<!-- observation-table:{mode}:begin -->", f"<!-- observation-table:{mode}:end -->"
 
 
 @dataclass(frozen=True)
@@ -101,14 +116,16 @@ class ObsSpec:
         rows.append(f"\nTotal length: {self.size} (int8).")
         return "\n".join(rows)
 
-    def readme_block(self) -> str:
-        """The table wrapped in the markers that :meth:`check_readme` looks for."""
-        return f"{README_BEGIN}\n{self.markdown_table()}\n{README_END}"
+    def readme_block(self, begin: str = README_BEGIN, end: str = README_END) -> str:
+        """The table wrapped in the markers that :meth:`check_readme` looks for (``begin`` and
+        ``end``: the observation table's unless given, e.g. :func:`mode_markers`)."""
+        return f"{begin}\n{self.markdown_table()}\n{end}"
 
-    def check_readme(self, path: str | Path) -> None:
-        """Raise ``AssertionError`` unless ``path`` holds exactly this spec's table."""
+    def check_readme(self, path: str | Path, begin: str = README_BEGIN, end: str = README_END) -> None:
+        """Raise ``AssertionError`` unless ``path`` holds exactly this spec's table between the
+        markers ``begin`` and ``end``."""
         text = Path(path).read_text(encoding="utf-8")
-        m = re.search(re.escape(README_BEGIN) + r"\n(.*?)\n" + re.escape(README_END), text, re.S)
+        m = re.search(re.escape(begin) + r"\n(.*?)\n" + re.escape(end), text, re.S)
         if m is None:
             raise AssertionError(f"{path} has no observation table between the markers")
         if m.group(1) != self.markdown_table():
@@ -117,13 +134,14 @@ class ObsSpec:
                 "`python -m setgames.docs`"
             )
 
-    def write_readme(self, path: str | Path) -> bool:
-        """Replace the table between the markers in ``path``; True when it changed."""
+    def write_readme(self, path: str | Path, begin: str = README_BEGIN, end: str = README_END) -> bool:
+        """Replace the table between the markers ``begin`` and ``end`` in ``path``; True when it
+        changed."""
         p = Path(path)
         text = p.read_text(encoding="utf-8")
-        pat = re.compile(re.escape(README_BEGIN) + r".*?" + re.escape(README_END), re.S)
+        pat = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
         if not pat.search(text):
-            raise ValueError(f"{path} has no observation-table markers")
-        new = pat.sub(lambda _: self.readme_block(), text)
+            raise ValueError(f"{path} has no {begin} ... {end} markers")
+        new = pat.sub(lambda _: self.readme_block(begin, end), text)
         p.write_text(new, encoding="utf-8")
         return new != text
