@@ -1296,9 +1296,11 @@ cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil:
     for r in range(n):
         s = seat + r if seat + r < n else seat + r - n
         v = 0
-        for k in range(NKINDS):
-            v += g.kind_counts[s][k] * KIND_VALUE[k]
-        dbl = g.kind_counts[s][KI_QUAN] + g.kind_counts[s][KI_KHUI] > 0
+        dbl = False
+        if g.pub_n[s]:  # (most seats have no public set for most of a game)
+            for k in range(NKINDS):
+                v += g.kind_counts[s][k] * KIND_VALUE[k]
+            dbl = g.kind_counts[s][KI_QUAN] + g.kind_counts[s][KI_KHUI] > 0
         blk[L.pub_value + r] = _cap(v, S_CAP)
         blk[L.doubled + r] = dbl
         blk[L.stake + r] = _cap((3 + v) * (2 if dbl else 1) + 10, S_CAP)
