@@ -167,9 +167,8 @@ def structure_block(state: TuSacState, seat: int) -> list[int]:
 
 
 def make_structure_observe(cards_observe: Callable[[TuSacState, int], np.ndarray],
-                           n: int) -> Callable[[TuSacState, int], np.ndarray]:
+                           ) -> Callable[[TuSacState, int], np.ndarray]:
     """``observe(state, seat)`` of the ``structure`` mode: ``cards_observe``'s vector, then the block."""
-    del n  # (the block's length follows the state's players)
 
     def observe(state: TuSacState, seat: int) -> np.ndarray:
         """``seat``'s structure observation (a new int8 array)."""
