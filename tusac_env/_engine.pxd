@@ -19,7 +19,7 @@ cdef enum:
     MAXSEAT = 4
     MAXSETS = 64     # public sets per seat (at most 112 cards; checked on load)
     MAXOBS = 400     # bytes of one seat's observation (checked per config)
-    MAXSOBS = 800    # bytes of one seat's structure observation (checked per config)
+    MAXSOBS = 400    # bytes of the structure block of one seat's observation (checked per config)
     MAXAFEAT = 128   # bytes of one per-action feature row (checked)
     NKIND = 12       # public set kinds a count row holds (9 today: checked in _engine.pyx)
     PADDING = 32     # bytes that round sizeof(TSState) up to a multiple of 64

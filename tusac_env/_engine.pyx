@@ -466,7 +466,8 @@ cdef int ts_type_outs(TSState *g, const unsigned char *counts, int *unseen, int 
     if y < 0:
         return pawn[t // 7]
     z = TRIO_Z[t]
-    return unseen[t] + (unseen[y] if HELD[counts[z]] else 0) + (unseen[z] if HELD[counts[y]] else 0)
+    # (masks, not branches: whether a partner is held is a coin flip to the branch predictor)
+    return unseen[t] + (unseen[y] & -HELD[counts[z]]) + (unseen[z] & -HELD[counts[y]])
 
 cdef int ts_outs_sum(TSState *g, const unsigned char *counts, int *unseen) noexcept nogil:
     """Sum over the held non-Khap types of ``counts`` of their outs (a Khap, count 3,
@@ -1104,7 +1105,8 @@ cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil:
 # ---------------------------------------------------------------- structure mode (tusac_env.structure)
 
 ctypedef struct TSSLayout:
-    # absolute offsets of tusac_env.structure's features in the structure vector of n players
+    # where tusac_env.structure's block starts in the structure vector of n players (the cards
+    # vector's size), the vector's size, and each feature's offset within the block
     int cards, size
     int unseen, trash_types, outs, worst, settled, comp, win, win_outs, waiting, pair, khui_outs
     int pair_threat, khui_threat, pub_value, doubled, stake
@@ -1127,11 +1129,11 @@ def _fill_structure_layouts():
     cdef TSSLayout *L
     for n in (2, 3, 4):
         spec = _structure.make_structure_spec(n)
-        off = {name: sl.start for name, sl in spec.slices.items()}
         L = &SLAYOUT[n]
         L.cards = LAYOUT[n].size
         L.size = spec.size
-        assert off["unseen"] == L.cards and spec.size <= MAXSOBS
+        off = {name: sl.start - L.cards for name, sl in spec.slices.items()}
+        assert off["unseen"] == 0 and spec.size - L.cards <= MAXSOBS
         L.unseen, L.trash_types, L.outs = off["unseen"], off["trash_types"], off["outs"]
         L.worst, L.settled, L.comp = off["worst_types"], off["settled"], off["comp_trash"]
         L.win, L.win_outs, L.waiting = off["win_types"], off["win_outs"], off["waiting"]
@@ -1173,58 +1175,136 @@ cdef inline bint _others_khap(TSState *g, int seat) noexcept nogil:
 cdef inline int _cap(int v, int top) noexcept nogil:
     return v if v < top else top
 
+# Byte-spread of an 8-bit mask: byte j of the word = bit j of the mask (flag rows written
+# four words at a time instead of a branch per type).
+cdef unsigned long long SPREAD8[256]
+for _m in range(256):
+    SPREAD8[_m] = sum(((_m >> _j) & 1) << (8 * _j) for _j in range(8))
+cdef unsigned int NOT_KING = sum(1 << _t for _t in range(NT) if _t % 7 != 0)  # (pair claims skip kings)
+
+
+cdef inline void _flags(unsigned char *at, unsigned int mask) noexcept nogil:
+    """The 28 bytes at ``at``: 1 where ``mask`` has the type's bit, else 0 (word stores)."""
+    memcpy(at, &SPREAD8[mask & 255], 8)
+    memcpy(at + 8, &SPREAD8[(mask >> 8) & 255], 8)
+    memcpy(at + 16, &SPREAD8[(mask >> 16) & 255], 8)
+    memcpy(at + 24, &SPREAD8[(mask >> 24) & 255], 4)
+
+
+# Type masks of 28 count bytes (bit t: byte t equals / is at least v), SSE2 where there is
+# SSE2 (every x86-64): two overlapping 16-byte compares instead of a branch per type.
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline unsigned int ts_mask_eq(const unsigned char *p, int v) {
+        __m128i k = _mm_set1_epi8((char) v);
+        unsigned int lo = (unsigned int) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *) p), k));
+        unsigned int hi = (unsigned int) _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *) (p + 12)), k));
+        return lo | hi << 12;
+    }
+    static inline unsigned int ts_mask_ge(const unsigned char *p, int v) {
+        __m128i k = _mm_set1_epi8((char) (v - 1));
+        unsigned int lo = (unsigned int) _mm_movemask_epi8(_mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *) p), k));
+        unsigned int hi = (unsigned int) _mm_movemask_epi8(_mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *) (p + 12)), k));
+        return lo | hi << 12;
+    }
+    #else
+    static inline unsigned int ts_mask_eq(const unsigned char *p, int v) {
+        unsigned int m = 0; int t;
+        for (t = 0; t < 28; t++) m |= (unsigned int) (p[t] == v) << t;
+        return m;
+    }
+    static inline unsigned int ts_mask_ge(const unsigned char *p, int v) {
+        unsigned int m = 0; int t;
+        for (t = 0; t < 28; t++) m |= (unsigned int) (p[t] >= v) << t;
+        return m;
+    }
+    #endif
+    """
+    unsigned int ts_mask_eq(const unsigned char *p, int v) nogil
+    unsigned int ts_mask_ge(const unsigned char *p, int v) nogil
+
+
 cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil:
     """``seat``'s structure block (:func:`tusac_env.structure.structure_block`) into the row ``b``,
     after its cards part (which :c:func:`ts_observe` writes)."""
-    cdef const TSSLayout *L = &SLAYOUT[g.n]
-    cdef int n = g.n, t, k, s, r, v, c, win_outs = 0, khui_outs = 0
+    # Built in a local buffer and copied once: stores through the row's char pointer could
+    # alias anything, and the compiler would reload the state's fields after each.
+    cdef TSSLayout L = SLAYOUT[g.n]
+    cdef unsigned char blk[MAXSOBS]     # (MAXSOBS: the block's bytes, checked at load)
+    cdef int n = g.n, t, k, s, r, v, low, win_outs = 0, khui_outs = 0
     cdef int unseen[NT]
+    cdef int outs[NT]
     cdef int pawn[4]
     cdef const unsigned char *own = g.private[seat]
     cdef unsigned int disc = g.disc[seat], win = g.win[seat], m
-    cdef bint others = _others_khap(g, seat)
+    cdef unsigned int held = 0, two = 0, khap = 0, u2 = 0, u3 = 0, clean = 0, worst
     cdef bint dbl
-    memset(b + L.cards, 0, L.size - L.cards)
     ts_unseen(g, seat, unseen)
-    ts_pawn_outs(g, own, unseen, pawn)
+    b += L.cards
     for t in range(NT):
-        b[L.unseen + t] = unseen[t]
-        c = own[t]
-        if HELD[c]:
-            b[L.outs + t] = _cap(ts_type_outs(g, own, unseen, t, pawn), S_MAX_OUTS)
-            if g.ctrash[seat][COMP_OF[t]] == 0:
-                b[L.settled + t] = 1
-            if c == 2 and t % 7 != 0:
-                b[L.pair + t] = 1
-        elif c == 3:
-            khui_outs += unseen[t]
-        if (disc >> t) & 1:
-            b[L.trash_types + t] = 1
-        if (win >> t) & 1:
-            b[L.win + t] = 1
-            win_outs += unseen[t]
-        if n >= 3 and t % 7 != 0 and unseen[t] >= 2:
-            b[L.pair_threat + t] = 1
-        if others and unseen[t] == 3:
-            b[L.khui_threat + t] = 1
-    m = disc if popcount32(disc) <= 1 else ts_fewest_outs(g, own, unseen, pawn, disc)
+        blk[L.unseen + t] = unseen[t]
+    two = ts_mask_eq(own, 2)
+    khap = ts_mask_eq(own, 3)
+    held = (ts_mask_eq(own, 1) | two)
+    u2 = ts_mask_ge(blk + L.unseen, 2)
+    u3 = ts_mask_eq(blk + L.unseen, 3)
+    memset(blk + L.outs, 0, NT)
+    ts_pawn_outs(g, own, unseen, pawn)
+    m = held
     while m:
-        b[L.worst + __builtin_ctz(m)] = 1
+        t = __builtin_ctz(m)
         m &= m - 1
+        outs[t] = ts_type_outs(g, own, unseen, t, pawn)
+        blk[L.outs + t] = _cap(outs[t], S_MAX_OUTS)
+    # The worst: the fewest outs among the trash-lowering types (ts_worst's test, on the outs
+    # just counted: every such type is held).
+    worst = disc
+    if popcount32(disc) > 1:
+        low = 99
+        m = disc
+        while m:
+            t = __builtin_ctz(m)
+            m &= m - 1
+            if outs[t] < low:
+                low = outs[t]
+                worst = 1U << t
+            elif outs[t] == low:
+                worst |= 1U << t
     for k in range(NCOMP):
-        b[L.comp + k] = g.ctrash[seat][k]
-    b[L.win_outs] = _cap(win_outs, S_CAP)
-    b[L.waiting] = ts_is_waiting(g, seat)
-    b[L.khui_outs] = khui_outs
+        blk[L.comp + k] = g.ctrash[seat][k]
+        clean |= COMP_BITS[k] & -(<unsigned int> (g.ctrash[seat][k] == 0))
+    m = win
+    while m:
+        win_outs += unseen[__builtin_ctz(m)]
+        m &= m - 1
+    m = khap
+    while m:
+        khui_outs += unseen[__builtin_ctz(m)]
+        m &= m - 1
+    _flags(blk + L.trash_types, disc)
+    _flags(blk + L.worst, worst)
+    _flags(blk + L.settled, held & clean)
+    _flags(blk + L.win, win)
+    _flags(blk + L.pair, two & NOT_KING)
+    _flags(blk + L.pair_threat, u2 & NOT_KING if n >= 3 else 0)
+    _flags(blk + L.khui_threat, u3 if _others_khap(g, seat) else 0)
+    blk[L.win_outs] = _cap(win_outs, S_CAP)
+    blk[L.waiting] = ts_is_waiting(g, seat)
+    blk[L.khui_outs] = khui_outs
     for r in range(n):
         s = seat + r if seat + r < n else seat + r - n
         v = 0
-        for k in range(NKINDS):
-            v += g.kind_counts[s][k] * KIND_VALUE[k]
-        dbl = g.kind_counts[s][KI_QUAN] + g.kind_counts[s][KI_KHUI] > 0
-        b[L.pub_value + r] = _cap(v, S_CAP)
-        b[L.doubled + r] = dbl
-        b[L.stake + r] = _cap((3 + v) * (2 if dbl else 1) + 10, S_CAP)
+        dbl = False
+        if g.pub_n[s]:  # (most seats have no public set for most of a game)
+            for k in range(NKINDS):
+                v += g.kind_counts[s][k] * KIND_VALUE[k]
+            dbl = g.kind_counts[s][KI_QUAN] + g.kind_counts[s][KI_KHUI] > 0
+        blk[L.pub_value + r] = _cap(v, S_CAP)
+        blk[L.doubled + r] = dbl
+        blk[L.stake + r] = _cap((3 + v) * (2 if dbl else 1) + 10, S_CAP)
+    memcpy(b, blk, L.size - L.cards)
 
 
 cdef void _after(TSState *g, int seat, int k, int code, const unsigned char *rest, int *unseen,

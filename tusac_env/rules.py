@@ -83,6 +83,7 @@ class TuSacGame(Game[TuSacState]):
 
     def __init__(self, num_players: int = 4, penalty_rule: bool = True,
                  first_player: int | str = 0, reward_scale: float = 1.0, obs: str = DEFAULT_OBS):
+        # (the player count checked first: the modes' specs depend on it)
         self.num_players = num_players = TuSacConfig(num_players).num_players
         cards = make_obs_spec(num_players)
         self.obs_specs = {"cards": cards, "structure": make_structure_spec(num_players)}
@@ -99,7 +100,7 @@ class TuSacGame(Game[TuSacState]):
         self.apply = self._apply  # type: ignore[method-assign]
         self._observe = self._observer.observe
         if self.obs == "structure":  # the cards vector and the structure block after it
-            self._observe = make_structure_observe(self._observe, num_players)
+            self._observe = make_structure_observe(self._observe)
         self.observe = self._observe  # type: ignore[method-assign]
         self.legal_actions = flow.legal_actions  # type: ignore[method-assign]
         self.current_seat = _CURRENT  # type: ignore[method-assign]

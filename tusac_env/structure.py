@@ -146,7 +146,7 @@ def structure_block(state: TuSacState, seat: int) -> list[int]:
     comp = [_comp_trash(counts, k) for k in range(len(COMPONENTS))]
     settled = [int(counts[t] in (1, 2) and comp[COMP_OF[t]] == 0) for t in range(NT)]
     wins = _wins(counts)
-    others_khap = any(len(khap_types(state.private[s])) for s in range(n) if s != seat)
+    others_khap = any(state._khaps[s] for s in range(n) if s != seat)  # (Khap counts are public)
     out = list(unseen)
     out += [int(t in disc) for t in range(NT)]
     out += [min(o, MAX_OUTS) for o in outs]
@@ -167,9 +167,8 @@ def structure_block(state: TuSacState, seat: int) -> list[int]:
 
 
 def make_structure_observe(cards_observe: Callable[[TuSacState, int], np.ndarray],
-                           n: int) -> Callable[[TuSacState, int], np.ndarray]:
+                           ) -> Callable[[TuSacState, int], np.ndarray]:
     """``observe(state, seat)`` of the ``structure`` mode: ``cards_observe``'s vector, then the block."""
-    del n  # (the block's length follows the state's players)
 
     def observe(state: TuSacState, seat: int) -> np.ndarray:
         """``seat``'s structure observation (a new int8 array)."""
@@ -233,7 +232,7 @@ def action_features(state: TuSacState, seat: int) -> np.ndarray:
     now = _after_facts(counts, unseen)
     outs = kern.outs(counts, unseen, khaps)
     worst = set(kern.worst_discards(counts, unseen, khaps)) if state.phase == PHASE_DISCARD else set()
-    others_khap = any(len(khap_types(state.private[s])) for s in range(n) if s != seat)
+    others_khap = any(state._khaps[s] for s in range(n) if s != seat)
     for action in legal_now(state):
         row = rows[action]
         if action >= DISCARD0:

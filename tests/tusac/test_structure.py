@@ -249,3 +249,17 @@ def test_the_batch_equals_the_reference_and_its_features_are_the_seat_to_acts(co
         b.step(b.sample(rng))
     with pytest.raises(ValueError, match="shape"):
         b.action_features(out=np.zeros((16, 3), np.int8))
+
+
+def test_the_readme_tables_are_the_specs():
+    from pathlib import Path
+
+    from setgames.docs import sync_readme
+    from setgames.spec import ACTION_FEATURES_BEGIN, ACTION_FEATURES_END, mode_markers
+
+    readme = Path(__file__).resolve().parents[2] / "tusac_env" / "README.md"
+    game = TuSacGame(num_players=4)
+    game.obs_specs["structure"].check_readme(readme, *mode_markers("structure"))
+    game.action_spec.check_readme(readme, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END)
+    game.obs_spec.check_readme(readme)  # (the cards table keeps its plain markers)
+    assert not sync_readme("tusac", check=True)
