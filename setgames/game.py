@@ -17,6 +17,7 @@ import numpy as np
 
 from setgames.actions import ActionLayout
 from setgames.checks import as_action, short_repr
+from setgames.obs import DEFAULT_OBS
 from setgames.seeding import fast_generator
 from setgames.spec import ObsSpec
 
@@ -72,8 +73,13 @@ class Game(abc.ABC, Generic[S]):
         return self.layout.n
 
     def config_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-able values (records store it)."""
-        return dataclasses.asdict(self.config)
+        """The config as plain JSON-able values (records store it). The observation mode
+        (``obs``) only when it is not the default, so that records, saves and weights written
+        before the option existed keep their exact config."""
+        d = dataclasses.asdict(self.config)
+        if d.get("obs", DEFAULT_OBS) == DEFAULT_OBS:
+            d.pop("obs", None)
+        return d
 
     # ------------------------------------------------------------- life cycle
     @abc.abstractmethod

@@ -237,14 +237,6 @@ class TetHsiGame(Game[TetHsiState]):
         # observe() appends the structure block only in that mode: the cards path stays as fast as it was.
         self._structure = obs == "structure"
 
-    def config_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-able values; ``obs`` only when it is not the default, so that
-        records, saves and weights written before the option existed keep their exact config."""
-        d = {"first_player": self.config.first_player}
-        if self.config.obs != DEFAULT_OBS:
-            d["obs"] = self.config.obs
-        return d
-
     # ------------------------------------------------------------- life cycle
     def new_state(self, rng: np.random.Generator) -> TetHsiState:
         """Shuffle and deal (see the module docstring for the deal order)."""

@@ -33,7 +33,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("records and pictures", ("setgames.records", "setgames.draw")),
     ("a game's rules", ("{game}",)),
     # Below the envs: the single-agent views play the other seats with bots.
-    ("compiled engines and bots", ("{game}._engine", "{game}._batch", "{game}._search", "{game}._greedy",
+    ("compiled engines and bots", ("{game}._engine", "{game}._structure", "{game}._batch", "{game}._search",
+                                   "{game}._greedy",
                                    "setgames.bots", "{game}.greedy", "{game}.levels")),
     # A package's __init__ re-exports its env (setgames's registers the Gymnasium ids).
     ("envs and batched views", ("setgames.aec", "setgames.batch", "setgames.wrappers", "setgames.gym_envs",

@@ -62,3 +62,14 @@ def test_an_unknown_mode_is_refused_naming_the_modes(name):
                  lambda: SingleAgentEnv(name, obs="pixels")):
         with pytest.raises(ValueError, match=re.escape(f"obs 'pixels' is not one of the modes {offered!r}")):
             make()
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_default_mode_leaves_the_config_as_it_was_and_another_round_trips(name):
+    # Records, saves and weights written before the option existed keep their exact config.
+    game = make_game(name)
+    assert "obs" not in game.config_dict()
+    other = make_game(name, obs="structure")
+    assert other.config_dict()["obs"] == "structure"
+    again = type(other)(**other.config_dict())
+    assert again.config_dict() == other.config_dict() and again.obs_spec is again.obs_specs["structure"]
