@@ -23,7 +23,7 @@ import numpy as np
 from setgames import registry
 from setgames.bots.base import Bot
 from setgames.bots.ppo import WeightsError, _Bad, _floats, _read_npz, _scalar, save_weights
-from setgames.bots.views import in_mode
+from setgames.bots.views import game_obs, in_mode
 from setgames.game import Game
 from setgames.obs import DEFAULT_OBS
 
@@ -144,7 +144,6 @@ class DmcBot(Bot):
         self.weights = str(weights)
         self._policy = load_dmc(self.weights)
         self._checked: Any = None
-        self._view: Game | None = None
         if game_name is not None:
             if self._policy.meta["game"] != game_name:
                 raise WeightsError(f"{self.weights} was trained for game {self._policy.meta['game']!r}, "
@@ -161,10 +160,8 @@ class DmcBot(Bot):
         key = (type(game), json.dumps(game.config_dict(), sort_keys=True))
         if self._checked != key:
             load_dmc(self.weights, game)
-            self._view = in_mode(game, self._policy.obs_mode)
             self._checked = key
-        assert self._view is not None
-        return self._view
+        return in_mode(game, self._policy.obs_mode)
 
     def act(self, game: Game, state: Any, seat: int) -> int:
         """The legal action of highest value for ``seat``."""
@@ -174,7 +171,7 @@ class DmcBot(Bot):
 
     def supports_engine(self, game: Game, engine: Any) -> bool:
         """An engine of the game in the policy's own mode that gives per-action features."""
-        return (self._moves_as(DmcBot) and self._load(game) is game
+        return (self._moves_as(DmcBot) and game_obs(self._load(game)) == game_obs(game)
                 and hasattr(engine, "action_features"))
 
     def act_engine(self, game: Game, engine: Any, seat: int) -> int:

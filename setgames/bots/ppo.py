@@ -38,7 +38,7 @@ import numpy as np
 from setgames import registry
 from setgames.bots.base import Bot
 from setgames.bots.lookup import greedy_class
-from setgames.bots.views import in_mode
+from setgames.bots.views import game_obs, in_mode
 from setgames.game import Game
 from setgames.obs import DEFAULT_OBS
 
@@ -449,7 +449,7 @@ class PpoBot(Bot):
         self.weights = str(weights) if weights is not None else None
         self.sample = bool(sample)
         self._policy: PpoPolicy | None = None
-        self._view: Any = None  # the game in the policy's observation mode (setgames.bots.views)
+        self._mode = DEFAULT_OBS  # the observation mode the policy reads (setgames.bots.views)
         self._greedy: Bot | None = None
         self._greedy_game: str | None = None
         self._features: Any = None  # the game's greedy_features, for a policy that reads them
@@ -478,12 +478,12 @@ class PpoBot(Bot):
             path = self.weights if self.weights is not None else weights_path(game.name, game)
             # A policy reads the observation mode it was trained on, whatever mode the game
             # it plays was made with.
-            mode = load_policy(path).meta["config"].get("obs", DEFAULT_OBS)
+            self._mode = load_policy(path).meta["config"].get("obs", DEFAULT_OBS)
             try:
-                self._view = in_mode(game, mode)
+                view = in_mode(game, self._mode)
             except ValueError as exc:
                 raise WeightsError(f"{path}: {exc}") from None
-            self._policy = load_policy(path, self._view)
+            self._policy = load_policy(path, view)
             self._checked = key
             if self._policy.needs_greedy and (self._greedy is None or self._greedy_game != game.name):
                 self._greedy = greedy_class(game.name)(self._greedy_seed)
@@ -508,7 +508,8 @@ class PpoBot(Bot):
         policy = self._load(game)
         g = self._greedy.act(game, state, seat) if self._greedy is not None else None
         f = self._features(game, state, seat) if self._features is not None else None
-        return self._choose(policy, self._view.observe(state, seat), game.legal_actions(state), g, f)
+        view = in_mode(game, self._mode)
+        return self._choose(policy, view.observe(state, seat), game.legal_actions(state), g, f)
 
     def supports_engine(self, game: Game, engine: Any) -> bool:
         """Every engine gives the observation and the legal list (the rules layer's); a
@@ -517,7 +518,7 @@ class PpoBot(Bot):
         if not self._moves_as(PpoBot):
             return False
         self._load(game)
-        if self._view is not game:  # the engine observes in its game's mode only
+        if game_obs(game) != self._mode:  # the engine observes in its game's mode only
             return False
         if self._load(game).needs_features and (
                 self._features_engine is None

@@ -348,3 +348,23 @@ def test_device_auto_trains_where_torch_finds_a_device(tmp_path):
                       device="auto", out=str(tmp_path), progress=False)
     train(cfg)
     assert load_policy(tmp_path / "ppo.npz").layers[0][0].shape[1] == 8
+
+
+def test_a_policy_trained_on_structure_plays_a_game_made_in_any_mode(tmp_path):
+    from setgames.game import rng_from_seed
+
+    cfg = TrainConfig(game="bharg", config={"num_players": 2, "obs": "structure"}, steps=16 * 8, num_envs=16,
+                      rollout=8, hidden=8, eval_every=0, out=str(tmp_path), progress=False)
+    train(cfg)
+    cards, structure = make_game("bharg", num_players=2), make_game("bharg", num_players=2, obs="structure")
+    a, b = PpoBot(0, weights=str(tmp_path / "ppo.npz")), PpoBot(0, weights=str(tmp_path / "ppo.npz"))
+    state = cards.new_state(rng_from_seed(2))
+    moves = 0
+    while not cards.is_over(state) and moves < 60:
+        seat = cards.current_seat(state)
+        # the same state, seen by the policy in its own mode whichever mode the game was made in
+        move = a.act(cards, state, seat)
+        assert move == b.act(structure, state, seat) and move in cards.legal_actions(state)
+        cards.apply(state, move)
+        moves += 1
+    assert moves > 0
