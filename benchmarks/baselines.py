@@ -209,7 +209,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     def cell(r: dict) -> str:
         return f"{r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
 
-    lines = ["| config | mode | method | env steps | vs random [95%] | vs greedy [95%] | plays greedy's move "
+    lines = ["| config | mode | method | step budget | vs random [95%] | vs greedy [95%] | plays greedy's move "
              "| train time |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['config']} | {r['mode']} | {r['method']} | {r['steps']:,} "
@@ -279,6 +279,9 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=2, help="arena worker processes")
     p.add_argument("--out", default="runs/baselines")
     p.add_argument("--write", action="store_true", help="write docs/baselines.md and its pictures")
+    p.add_argument("--from", dest="saved", action="append", default=[], metavar="RESULTS",
+                   help="train nothing: the rows of these results.json files (repeatable), e.g. runs of "
+                        "a few configs each on several machines")
     args = p.parse_args()
     args.configs = [c for c in args.configs.split(",") if c]
     args.methods = [m for m in args.methods.split(",") if m]
@@ -289,7 +292,12 @@ def main() -> None:
     for m in args.methods:
         if m not in METHODS:
             p.error(f"unknown method {m!r}; choose from {', '.join(METHODS)}")
-    rows = run(args)
+    if args.saved:
+        rows = [r for path in args.saved for r in json.loads(pathlib.Path(path).read_text())]
+        order = list(CONFIGS)
+        rows.sort(key=lambda r: (order.index(r["key"]), r["mode"], METHODS.index(r["method"])))
+    else:
+        rows = run(args)
     print(table(rows))
     if args.write and rows:
         write_page(rows, PAGE, plot(rows, IMG))
