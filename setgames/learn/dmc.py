@@ -353,6 +353,7 @@ def _write_card(path: Path, s: dict[str, Any]) -> None:
                     if k not in ("game", "out", "config", "progress"))
     opts += "".join(f" --config {k}={v}" for k, v in c["config"].items())
     agreement = s["greedy_agreement"]
+    configs = "".join(f" --config {k}={v}" for k, v in c["config"].items())
     path.write_text(f"""# dmc policy: {registry.game_title(c['game'])}
 
 - training command: `setgames train {c['game']} --algo dmc {opts}`
@@ -372,5 +373,5 @@ over the observation and one action's feature row, the legal action of highest v
 - plays greedy's move in {'' if agreement is None else f'{agreement:.1%} of '}its positions over \
 the last tenth of training{' (not measured)' if agreement is None else ''}
 - arena vs greedy at the end of training (duplicate deals, seed {c['seed'] + 7}): {score}
-- play it: `setgames arena --games {c['game']} --bots dmc:weights={s['weights']},greedy`
+- play it: `setgames arena --game {c['game']}{configs} --bots dmc:weights={s['weights']} greedy`
 """)
