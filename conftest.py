@@ -6,6 +6,7 @@ import importlib.util
 # install has no torch, so their modules are collected only where torch is installed
 # (.ci/train-smoke runs the recipe).
 collect_ignore = [] if importlib.util.find_spec("torch") else ["setgames/learn/ppo.py",
+                                                                "setgames/learn/dmc.py",
                                                                 "research/learning/probes.py"]
 
 
