@@ -209,8 +209,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     def cell(r: dict) -> str:
         return f"{r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
 
-    lines = ["| config | mode | method | step budget | vs random [95%] | vs greedy [95%] | plays greedy's move "
-             "| train time |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| config | mode | method | step budget | vs random [95%] | vs greedy [95%] "
+             "| plays greedy's move | train time |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['config']} | {r['mode']} | {r['method']} | {r['steps']:,} "
                      f"| {cell(r['vs_random'])} | {cell(r['vs_greedy'])} | {r['agreement']:.1%} "
@@ -233,13 +233,17 @@ def plot(rows: list[dict[str, Any]], folder: pathlib.Path) -> list[pathlib.Path]
     for key in dict.fromkeys(r["key"] for r in rows):
         mine = [r for r in rows if r["key"] == key]
         fig, ax = plt.subplots(figsize=(7, 4))
+        budgets = len({r["steps"] for r in mine})
         for r in mine:
             xs = [s for s, _ in r["curve"]]
             ys = np.array([p["score"] for _, p in r["curve"]])
             err = np.array([[p["score"] - p["low"] for _, p in r["curve"]],
                             [p["high"] - p["score"] for _, p in r["curve"]]])
-            ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=3, label=f"{r['method']} ({r['mode']})")
+            label = f"{r['method']} ({r['mode']})" + (f", {r['steps']:,} steps" if budgets > 1 else "")
+            ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=3, label=label)
         ax.axhline(0.5, color="grey", lw=0.5)
+        if budgets > 1:  # a longer run beside the common budget: both readable
+            ax.set_xscale("log")
         ax.set_ylim(0, 1)
         ax.set_xlabel("env steps")
         ax.set_ylabel("score vs greedy (95% interval)")
