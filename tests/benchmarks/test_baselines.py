@@ -54,3 +54,23 @@ def test_a_tiny_run_trains_scores_and_draws_each_method(tmp_path):
     assert rows[0]["vs_greedy"]["games"] == 8 and 0 <= rows[0]["agreement"] <= 1
     assert len(rows[0]["curve"]) >= 1
     assert [p.name for p in b.plot(rows, tmp_path / "img")] == ["bharg2.png"]
+
+
+def test_runs_of_two_budgets_share_a_picture_on_a_log_step_axis(tmp_path, monkeypatch):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    b = _module()
+    score = {"games": 20, "score": 0.25, "low": 0.1, "high": 0.4}
+
+    def row(steps):
+        return {"config": "Bharg 2p", "key": "bharg2", "mode": "structure", "method": "ppo", "steps": steps,
+                "curve": [(steps // 2, score), (steps, score)]}
+
+    axes = []
+    monkeypatch.setattr(plt, "close", lambda fig: axes.extend(fig.axes))
+    b.plot([row(1000), row(20000)], tmp_path)
+    b.plot([row(1000)], tmp_path / "one")
+    two, one = axes
+    assert two.get_xscale() == "log" and one.get_xscale() == "linear"
+    assert [t.get_text() for t in two.get_legend().get_texts()] == ["ppo (structure), 1,000 steps",
+                                                                   "ppo (structure), 20,000 steps"]
+    assert [t.get_text() for t in one.get_legend().get_texts()] == ["ppo (structure)"]
