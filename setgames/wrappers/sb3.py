@@ -8,6 +8,7 @@ imported when a model is loaded, not when this module is.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,9 @@ from setgames.game import Game
 
 __all__ = ["MaskablePPOBot", "maskable_ppo_bot"]
 
-_MODELS: dict[str, Any] = {}  # path -> loaded model, so an arena loads each file once per process
+# (path, mtime, size) -> loaded model: an arena loads each file once per process, and a file
+# saved again at the same path (a checkpoint along a training run) is loaded again.
+_MODELS: dict[tuple[str, int, int], Any] = {}
 
 
 class MaskablePPOBot(Bot):
@@ -55,11 +58,13 @@ class MaskablePPOBot(Bot):
 
 
 def _load(path: str) -> Any:
-    if path not in _MODELS:
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    if key not in _MODELS:
         from sb3_contrib import MaskablePPO
 
-        _MODELS[path] = MaskablePPO.load(path, device="cpu")
-    return _MODELS[path]
+        _MODELS[key] = MaskablePPO.load(path, device="cpu")
+    return _MODELS[key]
 
 
 def maskable_ppo_bot(game_name: str, seed: int | None = None, path: str = "",
