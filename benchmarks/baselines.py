@@ -248,7 +248,7 @@ def plot(rows: list[dict[str, Any]], folder: pathlib.Path) -> list[pathlib.Path]
         ax.set_xlabel("env steps")
         ax.set_ylabel("score vs greedy (95% interval)")
         ax.set_title(f"{mine[0]['config']}: learning curves against greedy")
-        ax.legend(fontsize=8, loc="upper left")  # the scores sit below 0.7: the top is free
+        ax.legend(fontsize=8, loc="upper left")  # scores against greedy sit low: the top left is free
         fig.tight_layout()
         path = folder / f"{key}.png"
         fig.savefig(path, dpi=80)
