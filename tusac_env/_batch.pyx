@@ -44,7 +44,7 @@ from setgames.batch._prefetch cimport sg_prefetch, sg_prefetch_l1
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal, ts_fill_mask,
+from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal,
                                 ts_action_features, ts_legal, ts_legal_list, ts_observe, ts_redeal, ts_setup,
                                 ts_structure, ts_structure_size)
 from tusac_env._search cimport ts_search_ops
@@ -56,6 +56,7 @@ cnp.import_array()
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
+    int popcount64 "__builtin_popcountll"(unsigned long long) nogil
 
 cdef enum:
     OPP_NONE, OPP_RANDOM, OPP_GREEDY, OPP_SEARCH
@@ -92,6 +93,9 @@ ctypedef struct Ctx:
     int *learner               # per slot: the learner's seat in this game (-1 in self-play)
     int *final_learner
     int *last_mover            # per slot: the seat of the last move applied (the view once over)
+    uint64_t *legal            # per slot: its legal actions' bits as its mask row shows them (0 once
+                               # over or not live), so that sample() and the action check read 8 bytes
+                               # of a slot rather than its state's lines
     unsigned char *status      # LIVE, PENDING, OVER or SHORT
     signed char *obs
     signed char *final_obs
@@ -122,9 +126,6 @@ cdef enum:
     FAR_BYTES = 4 << 20  # slots beyond this many bytes are prefetched (below, the caches hold them)
 cdef TSState _LAYOUT
 cdef size_t HOT_BYTES = <size_t> (<char *> &_LAYOUT.returns - <char *> &_LAYOUT)
-# ... and what the legal actions read (ts_legal: the phase, the seat, the discards, the codes):
-# all the sampler's and the action check's passes touch.
-cdef size_t LEGAL_BYTES = <size_t> (<char *> &_LAYOUT.ctrash - <char *> &_LAYOUT)
 
 
 cdef inline void _ahead(Ctx *c, Py_ssize_t j, int64_t hi) noexcept nogil:
@@ -158,15 +159,21 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     self-play, the seat to act; once over, the last mover), and its legal actions."""
     cdef TSState *s = &c.st[i]
     cdef char *m = c.mask + i * c.n_act
+    cdef uint64_t x
     _observe(c, s, _shown(c, i), c.obs + i * c.obs_n)
     memset(m, 0, TS_N_ACTIONS)  # (n_act: a constant, so the clear is inlined)
+    c.legal[i] = 0
     if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
         m[0] = 1
         c.seat[i] = c.learner[i]
     elif _over(s):
         c.seat[i] = -1
     else:
-        ts_fill_mask(s, m)
+        x = ts_legal(s)
+        c.legal[i] = x
+        while x:
+            m[__builtin_ctzll(x)] = 1
+            x &= x - 1
         c.seat[i] = s.current
 
 
@@ -306,20 +313,26 @@ cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         _step_slot(c, i)
 
 
+cdef inline int _nth_bit(uint64_t x, int k) noexcept nogil:
+    """The index of ``x``'s ``k``-th set bit (from 0, lowest first)."""
+    while k:
+        x &= x - 1
+        k -= 1
+    return __builtin_ctzll(x)
+
+
 cdef void _sample_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
-    """``sample()`` of slots ``lo`` to ``hi - 1`` from their own streams (a pool task)."""
+    """``sample()`` of slots ``lo`` to ``hi - 1`` from their own streams (a pool task): a uniform
+    pick among the legal actions of the slot's mask row (``legal``: 0 in a slot that takes none)."""
     cdef Ctx *c = <Ctx *> arg
-    cdef int legal[TS_N_ACTIONS]
-    cdef int m
+    cdef uint64_t x
     cdef Py_ssize_t i
     for i in range(lo, hi):
-        if c.far and i + AHEAD < hi:
-            sg_prefetch(&c.st[i + AHEAD], LEGAL_BYTES)
-        if c.status[i] != LIVE or _over(&c.st[i]):
+        x = c.legal[i]
+        if x == 0 or c.status[i] != LIVE:
             c.sample_out[i] = 0
             continue
-        m = ts_legal_list(&c.st[i], legal)
-        c.sample_out[i] = legal[sg_lemire(sg_pcg64_next32_v, &c.sampler[i], m)]
+        c.sample_out[i] = _nth_bit(x, sg_lemire(sg_pcg64_next32_v, &c.sampler[i], popcount64(x)))
 
 cdef float _play_out(const TSState *start, int action) noexcept nogil:
     """The return of the seat to act in ``start`` (a slot's state or a re-deal of it) after
@@ -396,7 +409,7 @@ cdef inline bint _bad(Ctx *c, Py_ssize_t i) noexcept nogil:
     if c.status[i] != LIVE:
         return False
     a = c.actions[i]
-    return a < 0 or a >= c.n_act or not (ts_legal(&c.st[i]) >> a) & 1
+    return a < 0 or a >= c.n_act or not (c.legal[i] >> a) & 1
 
 
 cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -410,8 +423,6 @@ cdef void _check_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
             c.illegal[i] = _bad(c, i)
         return
     for i in range(lo, hi):
-        if c.far and i + AHEAD < hi:
-            sg_prefetch(&c.st[i + AHEAD], LEGAL_BYTES)
         if _bad(c, i):
             sg_atomic_min_i64(&c.first_bad, i)
             return
@@ -456,11 +467,13 @@ cdef class Batch(GuardedCore):
         self.c.st = NULL
         self.c.opp_rng = NULL
         self.c.sampler = NULL
+        self.c.legal = NULL
 
     def __dealloc__(self):
         sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
+        free(self.c.legal)
 
     cdef object _setup(self, object game, int num_envs, object seed, int num_threads, object opponents,
                        object learner_seat, object autoreset, object illegal_action, float illegal_reward,
@@ -484,7 +497,8 @@ cdef class Batch(GuardedCore):
         self.c.st = <TSState *> sg_aligned_calloc(B, sizeof(TSState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
-        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
+        self.c.legal = <uint64_t *> calloc(B, sizeof(uint64_t))
+        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL or self.c.legal == NULL:
             raise MemoryError(f"no memory for {B} Tu Sac games")
         for i in range(B):
             ts_setup(&self.c.st[i], game.config, NULL)
@@ -653,8 +667,7 @@ cdef class Batch(GuardedCore):
     cdef object _sample(self, object rng, object out):
         """The body of :meth:`sample` (its doc: :mod:`setgames.batch._guard`)."""
         cdef Py_ssize_t i, n = self.n
-        cdef int legal[TS_N_ACTIONS]
-        cdef int m
+        cdef uint64_t x
         cdef bitgen_t *bg
         out = check_out(out, n)
         cdef long long *o = <long long *> cnp.PyArray_DATA(out)
@@ -667,9 +680,9 @@ cdef class Batch(GuardedCore):
         bg = <bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule, "BitGenerator")
         with rng.bit_generator.lock, nogil:
             for i in range(n):
-                if c.status[i] != LIVE or _over(&c.st[i]):
+                x = c.legal[i]
+                if x == 0 or c.status[i] != LIVE:
                     o[i] = 0
                     continue
-                m = ts_legal_list(&c.st[i], legal)
-                o[i] = legal[sg_lemire(sg_bitgen_next32, bg, m)]
+                o[i] = _nth_bit(x, sg_lemire(sg_bitgen_next32, bg, popcount64(x)))
         return out

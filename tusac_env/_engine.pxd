@@ -98,13 +98,14 @@ ctypedef struct TSState:
     unsigned char dead[NT]
     unsigned char exposed[NT]
     signed char draw[112]
+    TSRecord *rec                  # the event record, NULL for none (the batch keeps none): here, as
+                                   # every event reads it
     # cold: the game's end, the public sets, the config
     double returns[MAXSEAT]
     bint has_returns               # returns hold the game's end (the rules layer's non-empty list)
     int first, win_card, win_how, win_from, value, amount, penalized
     int npay
     int nev
-    TSRecord *rec                  # the event record, NULL for none (the batch keeps none)
     int first_player               # the config's first player, -1 for "random"
     bint penalty_rule
     double reward_scale
