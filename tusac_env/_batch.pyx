@@ -44,7 +44,7 @@ from setgames.batch._prefetch cimport sg_prefetch, sg_prefetch_l1
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSState, ts_apply, ts_deal,
+from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSSeat, TSState, ts_apply, ts_deal,
                                 ts_action_features, ts_legal, ts_legal_list, ts_observe, ts_redeal, ts_setup,
                                 ts_structure, ts_structure_size)
 from tusac_env._search cimport ts_search_ops
@@ -116,6 +116,7 @@ ctypedef struct Ctx:
     signed char *feat_out      # where action_features() writes (B x n_act x feat_n)
     int feat_n
     bint far                   # the slots outgrow the caches: the loops prefetch (AHEAD)
+    size_t hot_bytes           # what a step touches of a slot's state: its first bytes
 
 
 # What a step touches of a slot: its state's hot fields (TSState keeps them first), its
@@ -125,13 +126,14 @@ cdef enum:
     AHEAD = 16
     FAR_BYTES = 4 << 20  # slots beyond this many bytes are prefetched (below, the caches hold them)
 cdef TSState _LAYOUT
-cdef size_t HOT_BYTES = <size_t> (<char *> &_LAYOUT.returns - <char *> &_LAYOUT)
+# A game of n seats steps in the shared fields and its n seats' (TSState keeps them first).
+cdef size_t SEATS_AT = <size_t> (<char *> &_LAYOUT.seats[0] - <char *> &_LAYOUT)
 
 
 cdef inline void _ahead(Ctx *c, Py_ssize_t j, int64_t hi) noexcept nogil:
     """Prefetch what slot ``j``'s step will touch (nothing past the task's last slot)."""
     if j < hi:
-        sg_prefetch(&c.st[j], HOT_BYTES)
+        sg_prefetch(&c.st[j], c.hot_bytes)
         sg_prefetch(c.obs + j * c.obs_n, c.obs_n)
         sg_prefetch(c.mask + j * c.n_act, c.n_act)
 
@@ -309,7 +311,7 @@ cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
         if c.far:
             _ahead(c, i + AHEAD, hi)
             if i + 2 < hi:
-                sg_prefetch_l1(&c.st[i + 2], HOT_BYTES)
+                sg_prefetch_l1(&c.st[i + 2], c.hot_bytes)
         _step_slot(c, i)
 
 
@@ -536,6 +538,7 @@ cdef class Batch(GuardedCore):
         c.illegal_reward = illegal_reward
         c.short_play = short_deals == "play"
         c.obs_n = self.obs_size
+        c.hot_bytes = SEATS_AT + NP * sizeof(TSSeat)
         c.far = <size_t> B * sizeof(TSState) > FAR_BYTES
         c.n_act = self.num_actions
         c.opponents = {None: OPP_NONE, "random": OPP_RANDOM, "greedy": OPP_GREEDY}.get(opponents, OPP_SEARCH)

@@ -17,14 +17,14 @@ cdef enum:
     NMELD = 16       # meld actions (tusac_env.melds.NUM_MELD_ACTIONS)
     MAXOPT = 8       # most melds of one active card (6 today: checked in _engine.pyx)
     MAXSEAT = 4
-    MAXSETS = 64     # public sets per seat (at most 112 cards; checked on load)
+    MAXPUB = 64      # public sets of all seats (a lone King is the only one-card set: 16 + 96 / 2; checked on load)
     MAXOBS = 400     # bytes of one seat's observation (checked per config)
     MAXSOBS = 400    # bytes of the structure block of one seat's observation (checked per config)
     MAXAFEAT = 128   # bytes of one per-action feature row (checked)
     NKIND = 12       # public set kinds a count row holds (9 today: checked in _engine.pyx)
-    PADDING = 32     # bytes that round sizeof(TSState) up to a multiple of 64
+    PADDING = 24     # bytes that round sizeof(TSState) up to a multiple of 64
     KHUI_IDX = 99    # win_meld's "meld index" of a Khui
-    TS_MAXPAY = 48   # payments of one game end: 3 losers + 3 * 3 * 3 side payments at most
+    TS_MAXPAY = 32   # payments of one game end: 3 losers + 3 * 3 * 3 side payments at most (30)
     TS_MAXEV = 96    # events one deal or one step records (67 and 35 at most)
     TS_N_ACTIONS = 46
     PH_OVER_C = 3    # Phase.OVER (checked in _engine.pyx)
@@ -61,16 +61,31 @@ ctypedef struct TSEvent:
 
 ctypedef struct TSPay:
     signed char payer, payee, reason, loser   # loser: the seat a penalty pays for
-    int amount
+    short amount                   # (a game's stake at most: (3 + 8 * 28) * 2 + 10)
 
 ctypedef struct TSRecord:
     TSEvent ev[TS_MAXEV]           # events since the Engine's last flush
 
+# What one seat's hand and public block come to: the counts a step updates and the legal moves
+# and observations read. 112 bytes, so that n seats take n * 112 bytes (TSState.seats).
+ctypedef struct TSSeat:
+    unsigned int khaps             # types held three times
+    unsigned int disc, high, win, hot
+    unsigned char codes[NCOMP]     # (as tusac_env.melds keeps them; < NCODE)
+    unsigned char ctrash[NCOMP]
+    unsigned char trash, size, pub_n
+    unsigned char private[NT]
+    unsigned char pub_counts[NT]
+    unsigned char kind_counts[NKIND]
+
 # A batch holds thousands of these and steps each in turn: what a step reads and writes
-# comes first, in bytes, so that it spans a few cache lines; the game's end, the public
-# sets' cards and the config come after. Observations are built from the counts when
-# asked (ts_observe), not kept per seat. (sizeof is checked to be a multiple of 64 in
-# _engine.pyx: every slot of a batch then starts on a cache line.)
+# comes first, in bytes, so that it spans a few cache lines: the shared fields, then one
+# TSSeat per seat, the game's seats first (a game of n seats touches the fields before
+# ``seats`` and its n seats'); the game's end, the public sets and the config come after,
+# packed, for a slot's size counts too (a batch of 2.7 KB slots ran at 0.8 of one of 1.5 KB
+# at B=8,192). Observations are built from the counts when asked (ts_observe), not kept per
+# seat. (sizeof is checked to be a multiple of 64 in _engine.pyx: every slot of a batch then
+# starts on a cache line.)
 ctypedef struct TSState:
     # hot
     signed char n
@@ -80,26 +95,14 @@ ctypedef struct TSState:
     signed char claim_kind, claim_seat   # last_claim (kind code, -1 before any)
     signed char winner, result           # result: RES_*
     unsigned char draw_len
-    unsigned char trash[MAXSEAT]
-    unsigned char sizes[MAXSEAT]
-    unsigned char pub_n[MAXSEAT]
     unsigned int worst_mask
     unsigned int hot_any
-    unsigned int khaps[MAXSEAT]    # types held three times
-    unsigned int disc[MAXSEAT]
-    unsigned int high[MAXSEAT]
-    unsigned int win[MAXSEAT]
-    unsigned int hot[MAXSEAT]
-    unsigned char codes[MAXSEAT][NCOMP]     # (as tusac_env.melds keeps them; < NCODE)
-    unsigned char ctrash[MAXSEAT][NCOMP]
-    unsigned char private[MAXSEAT][NT]
-    unsigned char pub_counts[MAXSEAT][NT]
-    unsigned char kind_counts[MAXSEAT][NKIND]
     unsigned char dead[NT]
     unsigned char exposed[NT]
-    signed char draw[112]
     TSRecord *rec                  # the event record, NULL for none (the batch keeps none): here, as
                                    # every event reads it
+    signed char draw[112]
+    TSSeat seats[MAXSEAT]
     # cold: the game's end, the public sets, the config
     double returns[MAXSEAT]
     bint has_returns               # returns hold the game's end (the rules layer's non-empty list)
@@ -110,11 +113,23 @@ ctypedef struct TSState:
     bint penalty_rule
     double reward_scale
     int obs_size                   # bytes of one seat's observation
-    signed char pub_kind[MAXSEAT][MAXSETS]
-    signed char pub_ncards[MAXSEAT][MAXSETS]
-    signed char pub_cards[MAXSEAT][MAXSETS][4]
+    int npub
+    unsigned int pub[MAXPUB]       # the public sets of all seats as put down (ts_pub_* read one)
     TSPay pays[TS_MAXPAY]
     char pad[PADDING]
+
+# A public set in TSState.pub: bits 0-1 its seat, 2-5 its kind, 6-8 its card count, then 5 bits a card type.
+cdef inline int ts_pub_seat(unsigned int x) noexcept nogil:
+    return x & 3
+
+cdef inline int ts_pub_kind(unsigned int x) noexcept nogil:
+    return x >> 2 & 15
+
+cdef inline int ts_pub_ncards(unsigned int x) noexcept nogil:
+    return x >> 6 & 7
+
+cdef inline int ts_pub_card(unsigned int x, int j) noexcept nogil:
+    return x >> (9 + 5 * j) & 31
 
 cdef void ts_deal(TSState *g, sg_pcg64 *rng) noexcept nogil
 cdef void ts_redeal(TSState *g, int seat, sg_pcg64 *rng) noexcept nogil

@@ -97,6 +97,7 @@ assert NUM_ACTIONS == TS_N_ACTIONS and DISCARD0 + NT == NUM_ACTIONS and PH_OVER 
 cdef enum:
     NKINDS = 9  # the public set kinds (a constant, so that copying a seat's counts is inlined)
 assert NKINDS == len(PUBLIC_KINDS) and NKINDS <= NKIND
+assert NKIND <= 16 and NT <= 32 and MAXSEAT <= 4, "a public set no longer packs into TSState.pub's 32 bits"
 cdef int KI_KHUI = PUBLIC_KINDS.index("khui")
 cdef int KI_QUAN = PUBLIC_KINDS.index("quan")
 cdef int KHUI_VALUE = KIND_VALUES["khui"]
@@ -280,15 +281,17 @@ cdef void ts_rebuild(TSState *g) noexcept nogil:
         g.exposed[t] = g.dead[t]
     for s in range(n):
         for t in range(NT):
-            g.pub_counts[s][t] = 0
+            g.seats[s].pub_counts[t] = 0
         for i in range(NKIND):
-            g.kind_counts[s][i] = 0
-        for i in range(g.pub_n[s]):
-            g.kind_counts[s][g.pub_kind[s][i]] += 1
-            for j in range(g.pub_ncards[s][i]):
-                t = g.pub_cards[s][i][j]
-                g.pub_counts[s][t] += 1
-                g.exposed[t] += 1
+            g.seats[s].kind_counts[i] = 0
+    for i in range(g.npub):
+        s = ts_pub_seat(g.pub[i])
+        g.seats[s].kind_counts[ts_pub_kind(g.pub[i])] += 1
+        for j in range(ts_pub_ncards(g.pub[i])):
+            t = ts_pub_card(g.pub[i], j)
+            g.seats[s].pub_counts[t] += 1
+            g.exposed[t] += 1
+    for s in range(n):
         ts_init_seat(g, s)
     ts_union(g)
     g.worst_ok = False
@@ -300,57 +303,57 @@ cdef void ts_init_seat(TSState *g, int s) noexcept nogil:
     cdef int trash = 0, size = 0
     cdef unsigned int khaps = 0, disc = 0, high = 0
     for t in range(NT):
-        size += g.private[s][t]
-        if g.private[s][t] == 3:
+        size += g.seats[s].private[t]
+        if g.seats[s].private[t] == 3:
             khaps |= 1U << t
     for k in range(NCOMP):
         code = 0
         for j in range(COMP_NTYPES[k]):
-            code = code * 4 + g.private[s][COMP_TYPES[k][j]]
-        g.codes[s][k] = code
-        g.ctrash[s][k] = COMP_TRASH[k][code]
+            code = code * 4 + g.seats[s].private[COMP_TYPES[k][j]]
+        g.seats[s].codes[k] = code
+        g.seats[s].ctrash[k] = COMP_TRASH[k][code]
         trash += COMP_TRASH[k][code]
         disc |= COMP_DISCARD[k][code]
         high |= COMP_HIGH[k][code]
-    g.trash[s] = trash
-    g.sizes[s] = size
-    g.khaps[s] = khaps
-    g.disc[s] = disc
-    g.high[s] = high
+    g.seats[s].trash = trash
+    g.seats[s].size = size
+    g.seats[s].khaps = khaps
+    g.seats[s].disc = disc
+    g.seats[s].high = high
     ts_win_and_hot(g, s)
 
 cdef void ts_win_and_hot(TSState *g, int s) noexcept nogil:
     """``s``'s win mask from its codes and trash, its hot mask (not the union)
     (as :func:`tusac_env.melds._win_and_hot`)."""
-    cdef int trash = g.trash[s]
+    cdef int trash = g.seats[s].trash
     cdef int k
     cdef unsigned int win = 0
     if trash == 0:
         for k in range(NCOMP):
-            win |= COMP_CLEAN[k][g.codes[s][k]]
+            win |= COMP_CLEAN[k][g.seats[s].codes[k]]
     elif trash <= 3:
         for k in range(NCOMP):
-            if g.ctrash[s][k] == trash:
-                win = COMP_ZERO[k][g.codes[s][k]]
+            if g.seats[s].ctrash[k] == trash:
+                win = COMP_ZERO[k][g.seats[s].codes[k]]
                 break
-    g.win[s] = win
-    g.hot[s] = g.high[s] | win
+    g.seats[s].win = win
+    g.seats[s].hot = g.seats[s].high | win
 
 cdef void ts_union(TSState *g) noexcept nogil:
     cdef unsigned int u = 0
     cdef int s
     for s in range(g.n):
-        u |= g.hot[s]
+        u |= g.seats[s].hot
     g.hot_any = u
 
 # ------------------------------------------------------------ block bookkeeping
 cdef void ts_masks_changed(TSState *g, int s, int k) noexcept nogil:
     """As :func:`tusac_env.melds.masks_changed` (component ``k`` of ``s`` changed)."""
-    cdef int code = g.codes[s][k]
+    cdef int code = g.seats[s].codes[k]
     cdef unsigned int keep = ~COMP_BITS[k]
-    g.ctrash[s][k] = COMP_TRASH[k][code]
-    g.disc[s] = (g.disc[s] & keep) | COMP_DISCARD[k][code]
-    g.high[s] = (g.high[s] & keep) | COMP_HIGH[k][code]
+    g.seats[s].ctrash[k] = COMP_TRASH[k][code]
+    g.seats[s].disc = (g.seats[s].disc & keep) | COMP_DISCARD[k][code]
+    g.seats[s].high = (g.seats[s].high & keep) | COMP_HIGH[k][code]
     ts_win_and_hot(g, s)
     ts_union(g)
 
@@ -359,38 +362,38 @@ cdef void ts_remove(TSState *g, int s, int a, int idx, int trash) noexcept nogil
     then left with ``trash`` (``idx`` KHUI_IDX: the three of a Khap)."""
     cdef int j, u, nused, k = COMP_OF[a]
     if idx == KHUI_IDX:
-        g.private[s][a] -= 3
-        g.codes[s][k] -= 3 * PLACE[a]
+        g.seats[s].private[a] -= 3
+        g.seats[s].codes[k] -= 3 * PLACE[a]
         nused = 3
     else:
         nused = MI_NUSED[a][idx]
         for j in range(nused):
             u = MI_USED[a][idx][j]
-            g.private[s][u] -= 1
-        g.codes[s][k] -= MI_PLACE[a][idx]
-    g.trash[s] = trash
-    g.sizes[s] -= nused
+            g.seats[s].private[u] -= 1
+        g.seats[s].codes[k] -= MI_PLACE[a][idx]
+    g.seats[s].trash = trash
+    g.seats[s].size -= nused
     ts_masks_changed(g, s, k)
 
 cdef void ts_drop_khap(TSState *g, int s, int t) noexcept nogil:
     """``s``'s Khap of ``t`` left its block (as a Khui), as :func:`tusac_env.melds.drop_khap`."""
-    g.khaps[s] &= ~(1U << t)
+    g.seats[s].khaps &= ~(1U << t)
 
 cdef void ts_put_public(TSState *g, int s, int ki, int *cards, int ncards) noexcept nogil:
     """Append a sorted set to ``s``'s public block, as :func:`tusac_env.melds.put_public`."""
     cdef int j, t
-    cdef int p = g.pub_n[s]
-    if p >= MAXSETS:  # unreachable from a loaded state (checked there) or a deal: 64 sets hold 112+ cards
+    cdef unsigned int x = <unsigned int> (s | ki << 2 | ncards << 6)
+    if g.npub >= MAXPUB:  # unreachable from a loaded state (checked there) or a deal (see MAXPUB)
         return
-    g.pub_kind[s][p] = ki
-    g.pub_ncards[s][p] = ncards
     for j in range(ncards):
         t = cards[j]
-        g.pub_cards[s][p][j] = t
-        g.pub_counts[s][t] += 1
+        x |= (<unsigned int> t) << (9 + 5 * j)
+        g.seats[s].pub_counts[t] += 1
         g.exposed[t] += 1
-    g.pub_n[s] = p + 1
-    g.kind_counts[s][ki] += 1
+    g.pub[g.npub] = x
+    g.npub += 1
+    g.seats[s].pub_n += 1
+    g.seats[s].kind_counts[ki] += 1
 
 cdef TSEvent *ts_event(TSState *g, int kind, int seat, int a, int b) noexcept nogil:
     """A new event record (``("kind", seat, a, b, ...)``, see :func:`_event_tuple`), or NULL
@@ -420,8 +423,8 @@ cdef int ts_meld_trash(TSState *g, int s, int idx) noexcept nogil:
     """``s``'s trash after melding the active card with meld ``idx`` (held, no Khap broken)."""
     cdef int a = g.active
     cdef int k = COMP_OF[a]
-    cdef int code = g.codes[s][k]
-    return g.trash[s] + COMP_TRASH[k][code - MI_PLACE[a][idx]] - COMP_TRASH[k][code]
+    cdef int code = g.seats[s].codes[k]
+    return g.seats[s].trash + COMP_TRASH[k][code - MI_PLACE[a][idx]] - COMP_TRASH[k][code]
 
 cdef int ts_meld_kind(TSState *g, int idx) noexcept nogil:
     """Public set kind index of meld ``idx`` of the active card."""
@@ -430,7 +433,7 @@ cdef int ts_meld_kind(TSState *g, int idx) noexcept nogil:
 cdef void ts_meld_rest(TSState *g, int s, int idx, unsigned char *rest) noexcept nogil:
     """``rest`` = ``s``'s private counts without the private cards meld ``idx`` uses."""
     cdef int j, a = g.active
-    memcpy(rest, g.private[s], NT)
+    memcpy(rest, g.seats[s].private, NT)
     for j in range(MI_NUSED[a][idx]):
         rest[MI_USED[a][idx][j]] -= 1
 
@@ -439,7 +442,7 @@ cdef void ts_unseen(TSState *g, int s, int *out) noexcept nogil:
     4 minus its own, every public block, the dead pile and the active card."""
     cdef int t
     for t in range(NT):
-        out[t] = 4 - g.private[s][t] - g.exposed[t]
+        out[t] = 4 - g.seats[s].private[t] - g.exposed[t]
     if g.active >= 0:
         out[g.active] -= 1
 
@@ -507,13 +510,13 @@ cdef unsigned int ts_worst(TSState *g) noexcept nogil:
     if g.worst_ok:
         return g.worst_mask
     cur = g.current
-    legal = g.disc[cur] if g.phase == PH_DISCARD else 0
+    legal = g.seats[cur].disc if g.phase == PH_DISCARD else 0
     if popcount32(legal) <= 1:
         worst = legal
     else:  # (an active card while discarding: a state the rules never make, refused on load)
         ts_unseen(g, cur, unseen)
-        ts_pawn_outs(g, g.private[cur], unseen, pawn)
-        worst = ts_fewest_outs(g, g.private[cur], unseen, pawn, legal)
+        ts_pawn_outs(g, g.seats[cur].private, unseen, pawn)
+        worst = ts_fewest_outs(g, g.seats[cur].private, unseen, pawn, legal)
     g.worst_mask = worst
     g.worst_ok = True
     return worst
@@ -523,13 +526,13 @@ cdef unsigned long long ts_legal(TSState *g) noexcept nogil:
     """Bit mask of the legal actions (as :func:`tusac_env.flow.legal_now`)."""
     cdef int a, cur = g.current
     if g.phase == PH_DISCARD:
-        return (<unsigned long long>g.disc[cur]) << DISCARD0
+        return (<unsigned long long>g.seats[cur].disc) << DISCARD0
     if g.phase == PH_OVER:
         return 0
     a = g.active
     if g.phase == PH_RESPOND:
-        return LEGAL_MELD_MASK[a][g.codes[cur][COMP_OF[a]]] | (1ULL << HIT)
-    return LEGAL_MELD_MASK[a][g.codes[cur][COMP_OF[a]]] | (1ULL << PASS)
+        return LEGAL_MELD_MASK[a][g.seats[cur].codes[COMP_OF[a]]] | (1ULL << HIT)
+    return LEGAL_MELD_MASK[a][g.seats[cur].codes[COMP_OF[a]]] | (1ULL << PASS)
 
 cdef int ts_apply(TSState *g, int action) noexcept nogil:
     """Play a legal ``action`` (unchecked), its automatic claims and game end: 1 when the game
@@ -604,28 +607,28 @@ cdef void ts_take_discard(TSState *g, int s, int t) noexcept nogil:
     """As :func:`tusac_env.melds.take_discard`: one legal discard out of ``s``'s block."""
     cdef int k = COMP_OF[t]
     cdef int code
-    g.private[s][t] -= 1
-    code = g.codes[s][k] = g.codes[s][k] - PLACE[t]
-    g.trash[s] -= 1
-    g.sizes[s] -= 1
-    g.ctrash[s][k] -= 1
-    g.disc[s] = (g.disc[s] & ~COMP_BITS[k]) | COMP_DISCARD[k][code]
-    g.high[s] &= ~(1U << t)
+    g.seats[s].private[t] -= 1
+    code = g.seats[s].codes[k] = g.seats[s].codes[k] - PLACE[t]
+    g.seats[s].trash -= 1
+    g.seats[s].size -= 1
+    g.seats[s].ctrash[k] -= 1
+    g.seats[s].disc = (g.seats[s].disc & ~COMP_BITS[k]) | COMP_DISCARD[k][code]
+    g.seats[s].high &= ~(1U << t)
     ts_win_and_hot(g, s)
     ts_union(g)
 
 cdef int ts_win_meld(TSState *g, int s, int a) noexcept nogil:
     """The best winning meld index of active ``a`` for ``s`` (KHUI_IDX for a Khui),
     -1 when none (as :func:`tusac_env.claims.win_meld`)."""
-    cdef int trash = g.trash[s], k, code, base = 0, j, best_v = -1, best = -1, idx, rest, v
+    cdef int trash = g.seats[s].trash, k, code, base = 0, j, best_v = -1, best = -1, idx, rest, v
     if trash > 3:
         return -1
     k = COMP_OF[a]
-    code = g.codes[s][k]
+    code = g.seats[s].codes[k]
     for j in range(NCOMP):
         if j != k:
-            base += COMP_VALUE[j][g.codes[s][j]]
-    if g.private[s][a] == 3 and trash == 0:
+            base += COMP_VALUE[j][g.seats[s].codes[j]]
+    if g.seats[s].private[a] == 3 and trash == 0:
         best_v = KHUI_VALUE + base + COMP_VALUE[k][code - 3 * PLACE[a]]
         best = KHUI_IDX
     for j in range(OPT_N[a][code]):
@@ -650,12 +653,12 @@ cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
     cdef int cards[4]
     for i in range(n):
         s = (cur + i) % n
-        if (g.hot[s] >> a) & 1 and s != exclude:
+        if (g.seats[s].hot >> a) & 1 and s != exclude:
             seats[ns] = s
             ns += 1
     for i in range(ns):
         s = seats[i]
-        if not (g.win[s] >> a) & 1:
+        if not (g.seats[s].win >> a) & 1:
             continue
         idx = ts_win_meld(g, s, a)
         ts_event(g, EV_CLAIM, s, CL_WIN, a)
@@ -679,11 +682,11 @@ cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
         return True
     for i in range(ns):
         s = seats[i]
-        if g.private[s][a] == 3:
+        if g.seats[s].private[a] == 3:
             ts_event(g, EV_CLAIM, s, CL_KHUI, a)
             g.claim_kind = CL_KHUI
             g.claim_seat = s
-            ts_remove(g, s, a, KHUI_IDX, g.trash[s])  # a Khap is never trash
+            ts_remove(g, s, a, KHUI_IDX, g.seats[s].trash)  # a Khap is never trash
             ts_drop_khap(g, s, a)
             cards[0] = cards[1] = cards[2] = cards[3] = a
             ts_put_public(g, s, KI_KHUI, cards, 4)
@@ -694,11 +697,11 @@ cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
         return False
     for i in range(ns):
         s = seats[i]
-        if s == cur or g.private[s][a] != 2:
+        if s == cur or g.seats[s].private[a] != 2:
             continue
-        trash = g.trash[s]
+        trash = g.seats[s].trash
         k = COMP_OF[a]
-        code = g.codes[s][k]
+        code = g.seats[s].codes[k]
         after = trash + COMP_TRASH[k][code - 2 * PLACE[a]] - COMP_TRASH[k][code]
         if after > trash or (trash == 2 and ts_is_waiting(g, s)):
             return False  # only one seat can hold a pair of the type
@@ -715,11 +718,11 @@ cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
 cdef bint ts_is_waiting(TSState *g, int s) noexcept nogil:
     """As :func:`tusac_env.claims._is_waiting`."""
     cdef int k
-    if g.trash[s] != 2:
+    if g.seats[s].trash != 2:
         return False
     for k in range(NCOMP):
-        if g.ctrash[s][k] == 2:
-            return WAITING[k][g.codes[s][k]]
+        if g.seats[s].ctrash[k] == 2:
+            return WAITING[k][g.seats[s].codes[k]]
     return False
 
 cdef void ts_to_claimer(TSState *g, int s) noexcept nogil:
@@ -759,11 +762,12 @@ cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexce
     g.win_from = src
     total = 0
     for k in range(NCOMP):
-        total += COMP_VALUE[k][g.codes[seat][k]]
-    for k in range(g.pub_n[seat]):
-        total += KIND_VALUE[g.pub_kind[seat][k]]
+        total += COMP_VALUE[k][g.seats[seat].codes[k]]
+    for k in range(g.npub):
+        if ts_pub_seat(g.pub[k]) == seat:
+            total += KIND_VALUE[ts_pub_kind(g.pub[k])]
     g.value = total
-    doubled = g.kind_counts[seat][KI_QUAN] > 0 or g.kind_counts[seat][KI_KHUI] > 0
+    doubled = g.seats[seat].kind_counts[KI_QUAN] > 0 or g.seats[seat].kind_counts[KI_KHUI] > 0
     g.amount = (3 + total) * 2 + 10 if doubled else (3 + total) + 10
     e = ts_event(g, EV_WIN, seat, card, g.value)
     if e != NULL:
@@ -782,9 +786,9 @@ cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexce
     for x in range(n):
         if x == seat:
             continue
-        quans = g.kind_counts[x][KI_QUAN]
-        khuis = g.kind_counts[x][KI_KHUI]
-        khaps = popcount32(g.khaps[x])
+        quans = g.seats[x].kind_counts[KI_QUAN]
+        khuis = g.seats[x].kind_counts[KI_KHUI]
+        khaps = popcount32(g.seats[x].khaps)
         for y in range(n):
             if y == x:
                 continue
@@ -811,7 +815,7 @@ cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexce
 
 cdef void ts_pay(TSState *g, int payer, int payee, int amount, int reason, int loser) noexcept nogil:
     cdef TSPay *p
-    if g.npay >= TS_MAXPAY:  # (the cap is the most a game end pays: 3 + 27)
+    if g.npay >= TS_MAXPAY:  # (unreachable: a game end pays 3 + 27 at most)
         return
     p = &g.pays[g.npay]
     g.npay += 1
@@ -865,18 +869,20 @@ cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept
     g.nev = 0
     for i in range(n):
         order[i] = (first + i) % n
-    memset(g.private, 0, sizeof(g.private))
+    g.npub = 0
+    for s in range(MAXSEAT):
+        memset(g.seats[s].private, 0, NT)
+        memset(g.seats[s].pub_counts, 0, NT)
+        memset(g.seats[s].kind_counts, 0, NKIND)
+        g.seats[s].pub_n = 0
     dealt = FIRST_DEAL + HAND_SIZE * (n - 1)
     for j in range(dealt):
         i = 0 if j < FIRST_DEAL else 1 + (j - FIRST_DEAL) // HAND_SIZE
-        g.private[order[i]][deck[j]] += 1
+        g.seats[order[i]].private[deck[j]] += 1
     g.draw_len = 112 - dealt
     for j in range(g.draw_len):
         g.draw[j] = deck[dealt + j]
     memset(g.dead, 0, sizeof(g.dead))
-    memset(g.pub_n, 0, sizeof(g.pub_n))
-    memset(g.pub_counts, 0, sizeof(g.pub_counts))
-    memset(g.kind_counts, 0, sizeof(g.kind_counts))
     memset(g.exposed, 0, sizeof(g.exposed))
     g.active = -1
     g.active_from = -1
@@ -901,8 +907,8 @@ cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept
     for i in range(n):
         seat = order[i]
         for t in range(NT):
-            if g.private[seat][t] == 4:
-                g.private[seat][t] = 0
+            if g.seats[seat].private[t] == 4:
+                g.seats[seat].private[t] = 0
                 cards[0] = cards[1] = cards[2] = cards[3] = t
                 ts_put_public(g, seat, KI_QUAN, cards, 4)
                 ts_event(g, EV_QUAN, seat, t, 0)
@@ -910,11 +916,11 @@ cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept
         ts_init_seat(g, s)
     ts_union(g)
     for i in range(n):
-        ts_event(g, EV_KHAPS, order[i], popcount32(g.khaps[order[i]]), 0)
+        ts_event(g, EV_KHAPS, order[i], popcount32(g.seats[order[i]].khaps), 0)
     g.worst_ok = False
     g.current = first
     g.phase = PH_DISCARD
-    if g.trash[first] == 0:
+    if g.seats[first].trash == 0:
         ts_finish_win(g, first, -1, 0, -1)
 
 
@@ -954,7 +960,7 @@ cdef bint ts_deal_hidden(TSState *g, int seat, sg_next32_fn next32, void *st, co
     memcpy(avail, pool, NT * sizeof(int))
     memset(hands, 0, MAXSEAT * NT * sizeof(int))
     for s in range(g.n):
-        k = popcount32(g.khaps[s])
+        k = popcount32(g.seats[s].khaps)
         if s == seat or k == 0:
             continue
         ncand = 0
@@ -983,7 +989,7 @@ cdef bint ts_deal_hidden(TSState *g, int seat, sg_next32_fn next32, void *st, co
     for s in range(g.n):
         if s == seat:
             continue
-        need = g.sizes[s] - 3 * popcount32(g.khaps[s])
+        need = g.seats[s].size - 3 * popcount32(g.seats[s].khaps)
         w = 0
         for r in range(m):
             t = rest[r]
@@ -1021,7 +1027,7 @@ cdef bint ts_redeal_from(TSState *g, int seat, sg_next32_fn next32, void *st) no
     for s in range(g.n):
         if s != seat:
             for t in range(NT):
-                g.private[s][t] = <unsigned char>hands[s][t]
+                g.seats[s].private[t] = <unsigned char>hands[s][t]
     g.draw_len = nrest
     for i in range(nrest):
         g.draw[i] = rest[i]
@@ -1056,17 +1062,17 @@ cdef void ts_observe(TSState *g, int seat, unsigned char *b) noexcept nogil:
     cdef unsigned int m
     cdef int n = g.n, a = g.active, cur = g.current, r, s
     memset(b, 0, L.size)
-    memcpy(b, g.private[seat], NT)  # (the private counts open the vector: checked at load)
-    m = g.khaps[seat]
+    memcpy(b, g.seats[seat].private, NT)  # (the private counts open the vector: checked at load)
+    m = g.seats[seat].khaps
     while m:
         b[L.khap + __builtin_ctz(m)] = 1
         m &= m - 1
     for r in range(n):
         s = seat + r if seat + r < n else seat + r - n
-        b[L.sizes + r] = g.sizes[s]
-        b[L.khc + r] = popcount32(g.khaps[s])
-        memcpy(b + L.pub + NT * r, g.pub_counts[s], NT)
-        memcpy(b + L.kinds + NKINDS * r, g.kind_counts[s], NKINDS)
+        b[L.sizes + r] = g.seats[s].size
+        b[L.khc + r] = popcount32(g.seats[s].khaps)
+        memcpy(b + L.pub + NT * r, g.seats[s].pub_counts, NT)
+        memcpy(b + L.kinds + NKINDS * r, g.seats[s].kind_counts, NKINDS)
     memcpy(b + L.dead, g.dead, NT)
     if a >= 0:
         b[L.active + a] = 1
@@ -1088,7 +1094,7 @@ cdef void ts_observe(TSState *g, int seat, unsigned char *b) noexcept nogil:
             b[L.winner + _rel(g.winner, seat, n)] = 1
         if g.result == RES_DRAW:
             b[L.drawn] = 1
-    b[L.trash] = g.trash[seat]
+    b[L.trash] = g.seats[seat].trash
     if g.claim_seat >= 0:
         b[L.claim + g.claim_kind] = 1
         b[L.claimer + _rel(g.claim_seat, seat, n)] = 1
@@ -1168,7 +1174,7 @@ cdef inline bint _others_khap(TSState *g, int seat) noexcept nogil:
     """Whether a player other than ``seat`` holds a Khap (the Khap counts are public)."""
     cdef int s
     for s in range(g.n):
-        if s != seat and g.khaps[s]:
+        if s != seat and g.seats[s].khaps:
             return True
     return False
 
@@ -1237,8 +1243,8 @@ cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil:
     cdef int unseen[NT]
     cdef int outs[NT]
     cdef int pawn[4]
-    cdef const unsigned char *own = g.private[seat]
-    cdef unsigned int disc = g.disc[seat], win = g.win[seat], m
+    cdef const unsigned char *own = g.seats[seat].private
+    cdef unsigned int disc = g.seats[seat].disc, win = g.seats[seat].win, m
     cdef unsigned int held = 0, two = 0, khap = 0, u2 = 0, u3 = 0, clean = 0, worst
     cdef bint dbl
     ts_unseen(g, seat, unseen)
@@ -1273,8 +1279,8 @@ cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil:
             elif outs[t] == low:
                 worst |= 1U << t
     for k in range(NCOMP):
-        blk[L.comp + k] = g.ctrash[seat][k]
-        clean |= COMP_BITS[k] & -(<unsigned int> (g.ctrash[seat][k] == 0))
+        blk[L.comp + k] = g.seats[seat].ctrash[k]
+        clean |= COMP_BITS[k] & -(<unsigned int> (g.seats[seat].ctrash[k] == 0))
     m = win
     while m:
         win_outs += unseen[__builtin_ctz(m)]
@@ -1297,10 +1303,10 @@ cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil:
         s = seat + r if seat + r < n else seat + r - n
         v = 0
         dbl = False
-        if g.pub_n[s]:  # (most seats have no public set for most of a game)
+        if g.seats[s].pub_n:  # (most seats have no public set for most of a game)
             for k in range(NKINDS):
-                v += g.kind_counts[s][k] * KIND_VALUE[k]
-            dbl = g.kind_counts[s][KI_QUAN] + g.kind_counts[s][KI_KHUI] > 0
+                v += g.seats[s].kind_counts[k] * KIND_VALUE[k]
+            dbl = g.seats[s].kind_counts[KI_QUAN] + g.seats[s].kind_counts[KI_KHUI] > 0
         blk[L.pub_value + r] = _cap(v, S_CAP)
         blk[L.doubled + r] = dbl
         blk[L.stake + r] = _cap((3 + v) * (2 if dbl else 1) + 10, S_CAP)
@@ -1317,18 +1323,18 @@ cdef void _after(TSState *g, int seat, int k, int code, const unsigned char *res
     cdef TSState t
     cdef int j, win_outs = 0
     cdef unsigned int m
-    memcpy(t.codes[0], g.codes[seat], NCOMP)
-    memcpy(t.ctrash[0], g.ctrash[seat], NCOMP)
-    t.codes[0][k] = code
-    t.ctrash[0][k] = COMP_TRASH[k][code]
-    t.trash[0] = g.trash[seat] + COMP_TRASH[k][code] - g.ctrash[seat][k]
-    t.high[0] = 0
+    memcpy(t.seats[0].codes, g.seats[seat].codes, NCOMP)
+    memcpy(t.seats[0].ctrash, g.seats[seat].ctrash, NCOMP)
+    t.seats[0].codes[k] = code
+    t.seats[0].ctrash[k] = COMP_TRASH[k][code]
+    t.seats[0].trash = g.seats[seat].trash + COMP_TRASH[k][code] - g.seats[seat].ctrash[k]
+    t.seats[0].high = 0
     ts_win_and_hot(&t, 0)
-    m = t.win[0]
+    m = t.seats[0].win
     while m:
         win_outs += unseen[__builtin_ctz(m)]
         m &= m - 1
-    row[A.trash_after] = t.trash[0]
+    row[A.trash_after] = t.seats[0].trash
     row[A.outs_after] = _cap(ts_outs_sum(g, rest, unseen), S_CAP)
     row[A.win_outs_after] = _cap(win_outs, S_CAP)
     row[A.waiting_after] = ts_is_waiting(&t, 0)
@@ -1352,7 +1358,7 @@ cdef void ts_action_features(TSState *g, int seat, signed char *out) noexcept no
         return
     legal = ts_legal(g)
     ts_unseen(g, seat, unseen)
-    ts_pawn_outs(g, g.private[seat], unseen, pawn)
+    ts_pawn_outs(g, g.seats[seat].private, unseen, pawn)
     others = _others_khap(g, seat)
     if g.phase == PH_DISCARD:
         worst = ts_worst(g)
@@ -1363,20 +1369,20 @@ cdef void ts_action_features(TSState *g, int seat, signed char *out) noexcept no
         if action >= DISCARD0:
             t = action - DISCARD0
             k = COMP_OF[t]
-            memcpy(rest, g.private[seat], NT)
+            memcpy(rest, g.seats[seat].private, NT)
             rest[t] -= 1
             row[A.kind + 3] = 1
             row[A.card + t] = 1
-            row[A.card_outs] = _cap(ts_type_outs(g, g.private[seat], unseen, t, pawn), S_MAX_OUTS)
+            row[A.card_outs] = _cap(ts_type_outs(g, g.seats[seat].private, unseen, t, pawn), S_MAX_OUTS)
             row[A.card_worst] = (worst >> t) & 1
             row[A.card_unseen] = unseen[t]
             row[A.card_pair_threat] = n >= 3 and t % 7 != 0 and unseen[t] >= 2
             row[A.card_khui_threat] = others and unseen[t] == 3
-            _after(g, seat, k, g.codes[seat][k] - PLACE[t], rest, unseen, row)
+            _after(g, seat, k, g.seats[seat].codes[k] - PLACE[t], rest, unseen, row)
         elif action == HIT or action == PASS:
             row[A.kind + (1 if action == HIT else 2)] = 1
             k = 0
-            _after(g, seat, k, g.codes[seat][k], g.private[seat], unseen, row)
+            _after(g, seat, k, g.seats[seat].codes[k], g.seats[seat].private, unseen, row)
         else:
             a = g.active
             k = COMP_OF[a]
@@ -1388,7 +1394,7 @@ cdef void ts_action_features(TSState *g, int seat, signed char *out) noexcept no
             row[A.meld_kind + MELD_KIND_OF[MI_KIND[a][action]]] = 1
             row[A.meld_value] = KIND_VALUE[MI_KIND[a][action]]
             row[A.card_unseen] = unseen[a]
-            _after(g, seat, k, g.codes[seat][k] - MI_PLACE[a][action], rest, unseen, row)
+            _after(g, seat, k, g.seats[seat].codes[k] - MI_PLACE[a][action], rest, unseen, row)
             row[A.wins] = row[A.trash_after] == 0
 
 
@@ -1495,7 +1501,7 @@ cdef class Engine:
                 x = row[t]
                 if not 0 <= x <= 3:  # (checked before the byte takes it)
                     raise ValueError(f"seat {s}'s private counts {list(row)} are not 28 counts in 0..3")
-                g.private[s][t] = x
+                g.seats[s].private[t] = x
         for t in range(NT):
             g.dead[t] = state.dead[t]
         draw = state.draw
@@ -1504,18 +1510,20 @@ cdef class Engine:
         g.draw_len = len(draw)
         for i in range(g.draw_len):
             g.draw[i] = draw[i]
+        if sum(len(block) for block in state.public) > MAXPUB:
+            raise ValueError(f"{sum(len(block) for block in state.public)} public sets (at most {MAXPUB})")
+        g.npub = 0
         for s in range(n):
             block = state.public[s]
-            if len(block) > MAXSETS:
-                raise ValueError(f"seat {s} has {len(block)} public sets (at most {MAXSETS})")
-            g.pub_n[s] = len(block)
-            for i, (kind, cards) in enumerate(block):
-                g.pub_kind[s][i] = _KIND_NAMES.index(kind)
-                if not 1 <= len(cards) <= 4:
+            g.seats[s].pub_n = len(block)
+            for kind, cards in block:
+                if not 1 <= len(cards) <= 4 or not all(0 <= c < NT for c in cards):
                     raise ValueError(f"public set {cards!r} of seat {s}")
-                g.pub_ncards[s][i] = len(cards)
+                x = s | _KIND_NAMES.index(kind) << 2 | len(cards) << 6
                 for j in range(len(cards)):
-                    g.pub_cards[s][i][j] = cards[j]
+                    x |= cards[j] << (9 + 5 * j)
+                g.pub[g.npub] = x
+                g.npub += 1
         g.active = state.active
         g.active_from = state.active_from
         g.active_how = int(state.active_how)
@@ -1710,10 +1718,10 @@ cdef class Engine:
         return {
             "num_players": n,
             "first": g.first,
-            "private": [[g.private[s][t] for t in range(NT)] for s in range(n)],
-            "public": [[[_KIND_NAMES[g.pub_kind[s][i]],
-                         [g.pub_cards[s][i][j] for j in range(g.pub_ncards[s][i])]]
-                        for i in range(g.pub_n[s])] for s in range(n)],
+            "private": [[g.seats[s].private[t] for t in range(NT)] for s in range(n)],
+            "public": [[[_KIND_NAMES[ts_pub_kind(g.pub[i])],
+                         [ts_pub_card(g.pub[i], j) for j in range(ts_pub_ncards(g.pub[i]))]]
+                        for i in range(g.npub) if ts_pub_seat(g.pub[i]) == s] for s in range(n)],
             "dead": [g.dead[t] for t in range(NT)],
             "draw": [g.draw[i] for i in range(g.draw_len)],
             "active": g.active,

@@ -111,7 +111,7 @@ cdef int ts_greedy(TSState *e) noexcept nogil:
         while worst:  # ascending types; the first of equal keys stays (as the Python bot)
             t = __builtin_ctz(worst)
             worst &= worst - 1
-            memcpy(rest, e.private[cur], NT)
+            memcpy(rest, e.seats[cur].private, NT)
             rest[t] -= 1
             key = ts_outs_sum(e, rest, unseen)
             if key > best_key:

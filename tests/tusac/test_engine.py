@@ -228,6 +228,35 @@ def test_load_neither_keeps_nor_changes_the_state():
     assert eng.to_json()["events"][:len(before["events"])] == before["events"]
 
 
+def test_public_sets_keep_each_seats_order_through_the_engine():
+    # The engine keeps every seat's public sets in one list, in the order they were put down;
+    # each seat's block reads back in its own order, whatever the other seats put down between.
+    game = TuSacGame(num_players=3)
+    state = game.new_state(rng_from_seed(5))
+    state.public[0] = [("pair", [5, 5]), ("triple", [9, 9, 9]), ("king", [0])]
+    state.public[1] = []
+    state.public[2] = [("pawns4", [6, 6, 13, 20]), ("pair", [3, 3])]
+    eng = ENGINE(game)
+    eng.load(state, validate=False)
+    assert [[[k, list(c)] for k, c in block] for block in state.public] == eng.to_json()["public"]
+
+
+def test_load_refuses_more_public_sets_than_a_deck_makes():
+    # 64 at most: a lone King (16 cards) is the only one-card set, every other set takes two
+    # or more of the other 96 cards, so 16 + 96 / 2. The engine refuses a 65th rather than
+    # overrun its list, even when asked not to validate.
+    game = TuSacGame(num_players=2)
+    state = game.new_state(rng_from_seed(1))
+    state.public[0] = [("pair", [5, 5])] * 33
+    state.public[1] = [("pair", [6, 6])] * 32
+    with pytest.raises(ValueError, match="65 public sets"):
+        ENGINE(game).load(state, validate=False)
+    state.public[1] = state.public[1][:31]
+    eng = ENGINE(game)
+    eng.load(state, validate=False)
+    assert [len(b) for b in eng.to_json()["public"]] == [33, 31]
+
+
 def test_observations_are_fresh_writable_arrays():
     game = TuSacGame(num_players=4)
     eng = ENGINE(game)
