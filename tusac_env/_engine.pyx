@@ -478,9 +478,8 @@ cdef int ts_outs_sum(TSState *g, const unsigned char *counts, int *unseen) noexc
     cdef int t, total = 0
     cdef int pawn[4]
     ts_pawn_outs(g, counts, unseen, pawn)
-    for t in range(NT):
-        if HELD[counts[t]]:
-            total += ts_type_outs(g, counts, unseen, t, pawn)
+    for t in range(NT):  # (a mask, not a branch: which types a hand holds is a coin flip to the predictor)
+        total += ts_type_outs(g, counts, unseen, t, pawn) & -HELD[counts[t]]
     return total
 
 # ------------------------------------------------------------ worst cards
