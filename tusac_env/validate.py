@@ -40,7 +40,7 @@ __all__ = ["MAX_AMOUNT", "RESULTS", "validate_fields"]
 
 RESULTS = ("", "win", "first_hand_win", "draw")
 MAX_AMOUNT = 2**31 - 1  # a hand value or payment (a C int in the engine; a real one is < 1000)
-MAX_PUBLIC_SETS = 64  # a seat's most; the deck's 4 copies keep all seats' to 64 too, the engine's room (MAXPUB)
+MAX_PUBLIC_SETS = 64  # a seat's most; the deck's 4 copies keep all seats' to 64, the engine's room (MAXPUB)
 _TOP = NUM_TUSAC_TYPES - 1
 _KING, _GUARD, _MINISTER, _ROOK, _CANNON, _KNIGHT, _PAWN = range(7)
 
