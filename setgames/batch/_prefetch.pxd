@@ -2,7 +2,7 @@
 """Software prefetch for the batched steps: ask for the cache lines of a slot a few slots ahead.
 
 A batch steps its slots in order, each touching its own state and its rows of the output arrays.
-When a slot's state spans more than the CPU's stride prefetchers follow (a Tu Sac slot of 1.2 KB is 19 lines)
+When a slot's state spans more than the CPU's stride prefetchers follow (a slot of 1.2 KB is 19 lines)
 and the batch outgrows the caches, every step waits on memory; asking for slot ``i + k``'s lines
 while slot ``i`` steps hides that wait. ``cimport`` this file (inline, compiled into each batch).
 A prefetch is a hint: it never faults and changes no result.
