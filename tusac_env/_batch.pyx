@@ -45,7 +45,7 @@ from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
 from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSSeat, TSState, ts_apply, ts_deal,
-                                ts_action_features, ts_legal, ts_legal_list, ts_observe, ts_redeal, ts_setup,
+                                ts_action_features, ts_fill_mask, ts_legal_list, ts_observe, ts_redeal, ts_setup,
                                 ts_structure, ts_structure_size)
 from tusac_env._search cimport ts_search_ops
 from setgames.search._pimc cimport SG_MAX_ACTIONS, SgBudget, SgResult, sg_pimc
@@ -161,7 +161,6 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     self-play, the seat to act; once over, the last mover), and its legal actions."""
     cdef TSState *s = &c.st[i]
     cdef char *m = c.mask + i * c.n_act
-    cdef uint64_t x
     _observe(c, s, _shown(c, i), c.obs + i * c.obs_n)
     memset(m, 0, TS_N_ACTIONS)  # (n_act: a constant, so the clear is inlined)
     c.legal[i] = 0
@@ -171,11 +170,7 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     elif _over(s):
         c.seat[i] = -1
     else:
-        x = ts_legal(s)
-        c.legal[i] = x
-        while x:
-            m[__builtin_ctzll(x)] = 1
-            x &= x - 1
+        c.legal[i] = ts_fill_mask(s, m)
         c.seat[i] = s.current
 
 

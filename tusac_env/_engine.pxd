@@ -138,7 +138,7 @@ cdef unsigned long long ts_legal(TSState *g) noexcept nogil
 cdef int ts_legal_list(TSState *g, int *out) noexcept nogil
 cdef int ts_apply(TSState *g, int action) noexcept nogil
 cdef void ts_observe(TSState *g, int seat, unsigned char *out) noexcept nogil
-cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil
+cdef unsigned long long ts_fill_mask(TSState *g, char *m) noexcept nogil
 cdef int ts_structure_size(int n) noexcept nogil
 cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil
 cdef void ts_action_features(TSState *g, int seat, signed char *out) noexcept nogil

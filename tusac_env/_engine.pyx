@@ -762,9 +762,8 @@ cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexce
     total = 0
     for k in range(NCOMP):
         total += COMP_VALUE[k][g.seats[seat].codes[k]]
-    for k in range(g.npub):
-        if ts_pub_seat(g.pub[k]) == seat:
-            total += KIND_VALUE[ts_pub_kind(g.pub[k])]
+    for k in range(NKINDS):
+        total += g.seats[seat].kind_counts[k] * KIND_VALUE[k]
     g.value = total
     doubled = g.seats[seat].kind_counts[KI_QUAN] > 0 or g.seats[seat].kind_counts[KI_KHUI] > 0
     g.amount = (3 + total) * 2 + 10 if doubled else (3 + total) + 10
@@ -1099,12 +1098,14 @@ cdef void ts_observe(TSState *g, int seat, unsigned char *b) noexcept nogil:
         b[L.claimer + _rel(g.claim_seat, seat, n)] = 1
 
 
-cdef void ts_fill_mask(TSState *g, char *m) noexcept nogil:
-    """1 at the legal actions of the ``TS_N_ACTIONS`` bytes at ``m`` (the rest untouched)."""
-    cdef unsigned long long x = ts_legal(g)
+cdef unsigned long long ts_fill_mask(TSState *g, char *m) noexcept nogil:
+    """1 at the legal actions of the ``TS_N_ACTIONS`` bytes at ``m`` (the rest untouched); returns
+    their bits (``ts_legal``'s)."""
+    cdef unsigned long long legal = ts_legal(g), x = legal
     while x:
         m[__builtin_ctzll(x)] = 1
         x &= x - 1
+    return legal
 
 
 # ---------------------------------------------------------------- structure mode (tusac_env.structure)
@@ -1489,6 +1490,7 @@ cdef class Engine:
         cdef TSState *g = &self.st
         cdef int n = g.n
         cdef int s, t, i, j
+        cdef int set_cards[4]
         if validate:
             self.game.validate(state)
         if state.num_players != n:
@@ -1513,16 +1515,13 @@ cdef class Engine:
             raise ValueError(f"{sum(len(block) for block in state.public)} public sets (at most {MAXPUB})")
         g.npub = 0
         for s in range(n):
-            block = state.public[s]
-            g.seats[s].pub_n = len(block)
-            for kind, cards in block:
+            g.seats[s].pub_n = 0
+            for kind, cards in state.public[s]:
                 if not 1 <= len(cards) <= 4 or not all(0 <= c < NT for c in cards):
                     raise ValueError(f"public set {cards!r} of seat {s}")
-                x = s | _KIND_NAMES.index(kind) << 2 | len(cards) << 6
                 for j in range(len(cards)):
-                    x |= cards[j] << (9 + 5 * j)
-                g.pub[g.npub] = x
-                g.npub += 1
+                    set_cards[j] = cards[j]
+                ts_put_public(g, s, _KIND_NAMES.index(kind), set_cards, len(cards))  # (counts: ts_rebuild's)
         g.active = state.active
         g.active_from = state.active_from
         g.active_how = int(state.active_how)
