@@ -221,8 +221,9 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: list[dict[str, Any]], folder: pathlib.Path) -> list[pathlib.Path]:
-    """One picture per config: score against greedy over the steps, a line per mode and method."""
+def plot(rows: list[dict[str, Any]], folder: pathlib.Path, section: str = "") -> list[pathlib.Path]:
+    """One picture per config: score against greedy over the steps, a line per mode and method
+    (named ``KEY.png``, or ``KEY-SECTION.png`` for a section of the page other than the main table)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -250,22 +251,25 @@ def plot(rows: list[dict[str, Any]], folder: pathlib.Path) -> list[pathlib.Path]
         ax.set_title(f"{mine[0]['config']}: learning curves against greedy")
         ax.legend(fontsize=8, loc="upper left")  # scores against greedy sit low: the top left is free
         fig.tight_layout()
-        path = folder / f"{key}.png"
+        path = folder / (f"{key}-{section}.png" if section else f"{key}.png")
         fig.savefig(path, dpi=80)
         plt.close(fig)
         written.append(path)
     return written
 
 
-def write_page(rows: list[dict[str, Any]], page: pathlib.Path, pictures: list[pathlib.Path]) -> None:
-    """The table between the page's markers and a picture per config after it."""
+def write_page(rows: list[dict[str, Any]], page: pathlib.Path, pictures: list[pathlib.Path],
+               section: str = "") -> None:
+    """The table between the page's markers (``baselines-table``, or ``baselines-table:SECTION``
+    for another section) and a picture per config after it."""
     text = page.read_text(encoding="utf-8")
+    mark = f"{MARK}:{section}" if section else MARK
     figs = "\n\n".join(f"![{p.stem}](img/baselines/{p.name})" for p in pictures)
-    block = f"<!-- {MARK}:begin -->\n{table(rows)}\n\n{figs}\n<!-- {MARK}:end -->"
-    new, n = re.subn(rf"<!-- {MARK}:begin -->.*?<!-- {MARK}:end -->", block.replace("\\", "\\\\"), text,
-                     flags=re.S)
+    block = f"<!-- {mark}:begin -->\n{table(rows)}\n\n{figs}\n<!-- {mark}:end -->"
+    new, n = re.subn(rf"<!-- {re.escape(mark)}:begin -->.*?<!-- {re.escape(mark)}:end -->",
+                     block.replace("\\", "\\\\"), text, flags=re.S)
     if n != 1:
-        raise SystemExit(f"{page} has no {MARK} markers")
+        raise SystemExit(f"{page} has no {mark} markers")
     page.write_text(new, encoding="utf-8")
 
 
@@ -286,6 +290,9 @@ def main() -> None:
     p.add_argument("--from", dest="saved", action="append", default=[], metavar="RESULTS",
                    help="train nothing: the rows of these results.json files (repeatable), e.g. runs of "
                         "a few configs each on several machines")
+    p.add_argument("--section", default="", metavar="NAME",
+                   help="with --write: fill the page's baselines-table:NAME markers (pictures KEY-NAME.png) "
+                        "instead of the main table, e.g. longer runs of a few configs")
     args = p.parse_args()
     args.configs = [c for c in args.configs.split(",") if c]
     args.methods = [m for m in args.methods.split(",") if m]
@@ -304,7 +311,7 @@ def main() -> None:
         rows = run(args)
     print(table(rows))
     if args.write and rows:
-        write_page(rows, PAGE, plot(rows, IMG))
+        write_page(rows, PAGE, plot(rows, IMG, args.section), args.section)
         print(f"wrote {PAGE.relative_to(ROOT)} and {IMG.relative_to(ROOT)}/")
 
 

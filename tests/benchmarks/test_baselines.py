@@ -42,6 +42,22 @@ def test_the_page_gets_the_table_between_its_markers(tmp_path):
     assert "![bharg2](img/baselines/bharg2.png)" in text
 
 
+def test_a_section_fills_its_own_markers_and_leaves_the_main_table(tmp_path):
+    b = _module()
+    page = tmp_path / "baselines.md"
+    page.write_text(f"<!-- {b.MARK}:begin -->\nmain\n<!-- {b.MARK}:end -->\n"
+                    f"<!-- {b.MARK}:20m:begin -->\nold\n<!-- {b.MARK}:20m:end -->\n")
+    score = {"games": 20, "score": 0.5, "low": 0.4, "high": 0.6}
+    rows = [{"config": "Tet Hsi", "key": "tethsi", "mode": "structure", "method": "dmc", "steps": 20_000_000,
+             "train_s": 300.0, "curve": [], "vs_random": score, "vs_greedy": score, "agreement": 0.8}]
+    b.write_page(rows, page, [tmp_path / "tethsi-20m.png"], section="20m")
+    text = page.read_text()
+    assert "main" in text and "old" not in text and "| Tet Hsi | structure | dmc | 20,000,000 |" in text
+    assert "![tethsi-20m](img/baselines/tethsi-20m.png)" in text
+    with pytest.raises(SystemExit, match="no baselines-table:other markers"):
+        b.write_page(rows, page, [], section="other")
+
+
 @pytest.mark.long
 def test_a_tiny_run_trains_scores_and_draws_each_method(tmp_path):
     pytest.importorskip("torch")
