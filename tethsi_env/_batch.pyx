@@ -34,15 +34,17 @@ from setgames.batch._guard cimport LIVE, OVER, PENDING, GuardedCore
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from tethsi_env._engine cimport (TH_MAX_ACTIONS, Engine, TState, th_action_feature_size, th_action_features,
-                                 th_apply, th_deal, th_fill_mask, th_is_legal,
-                                 th_legal, th_n_actions, th_obs_size_of, th_observe_mode, th_over,
-                                 th_redeal, th_returns)
+from setgames._history cimport sg_history_clear
+from tethsi_env._engine cimport (TH_HLEN, TH_MAX_ACTIONS, Engine, TState, th_action_feature_size,
+                                 th_action_features, th_apply, th_deal, th_fill_mask, th_history_obs_size,
+                                 th_is_legal, th_legal, th_n_actions, th_obs_size_of, th_observe_history,
+                                 th_observe_mode, th_over, th_redeal, th_returns)
 from tethsi_env._greedy cimport th_greedy, th_greedy_features
 from tethsi_env._search cimport th_search_ops
 from setgames.search._pimc cimport SgBudget, SgResult, sg_pimc
 
 from tethsi_env.greedy import FEATURE_ROWS, FEATURES
+from tethsi_env.history import history_events
 
 cnp.import_array()
 
@@ -95,7 +97,21 @@ ctypedef struct Ctx:
     float illegal_reward
     int obs_n, n_act, opponents, seat_mode, fixed_seat, first_player, autoreset, illegal_mode
     bint structure             # the game's obs mode is "structure" (rows end with the structure block)
+    unsigned int *hist         # history mode: per slot a ring of 1 + TH_HLEN words; else NULL
     signed char *af_out        # where action_features() writes (B x n_act x its row size)
+
+
+cdef inline unsigned int *_ring(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Slot ``i``'s history ring, NULL outside the history mode (th_apply then pushes nothing)."""
+    return c.hist + i * (1 + TH_HLEN) if c.hist != NULL else NULL
+
+
+cdef inline void _observe(Ctx *c, Py_ssize_t i, int seat, signed char *out) noexcept nogil:
+    """Slot ``i``'s observation from ``seat`` in the game's mode into ``out``."""
+    if c.hist != NULL:
+        th_observe_history(&c.st[i], _ring(c, i), seat, <unsigned char *> out)
+    else:
+        th_observe_mode(&c.st[i], seat, c.structure, <unsigned char *> out)
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -104,7 +120,7 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef TState *s = &c.st[i]
     cdef int shown = c.learner[i] if c.learner[i] >= 0 else s.seat
     cdef char *m = c.mask + i * c.n_act
-    th_observe_mode(s, shown, c.structure, <unsigned char *> (c.obs + i * c.obs_n))
+    _observe(c, i, shown, c.obs + i * c.obs_n)
     memset(m, 0, c.n_act)
     if th_over(s):
         c.seat[i] = -1
@@ -120,6 +136,7 @@ cdef int _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
     cdef double values[TH_MAX_ACTIONS]
     cdef SgResult res
     cdef int a, n, status = 0
+    cdef unsigned int *h = _ring(c, i)
     while not th_over(s) and s.seat != c.learner[i]:
         if c.opponents == OPP_GREEDY:
             a = th_greedy(s, sg_pcg64_next32_v, &c.opp_rng[i])
@@ -128,7 +145,7 @@ cdef int _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
         else:
             n = th_legal(s, legal)
             a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
-        status = th_apply(s, a)
+        status = th_apply(s, a, h)
     return status
 
 
@@ -142,6 +159,8 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
     c.game_seed[i] = g
     sg_pcg64_seed(&deal, g)
     th_deal(&c.st[i], &deal, c.first_player)
+    if c.hist != NULL:
+        sg_history_clear(_ring(c, i))  # the deal pushes no row (tethsi_env.history)
     c.status[i] = LIVE
     if c.opponents == OPP_NONE:
         c.learner[i] = -1
@@ -165,8 +184,7 @@ cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
     c.final_seed[i] = c.game_seed[i]
     c.final_learner[i] = c.learner[i]
     if c.autoreset == AR_SAME_STEP:
-        th_observe_mode(s, c.learner[i] if c.learner[i] >= 0 else s.seat, c.structure,
-                        <unsigned char *> (c.final_obs + i * c.obs_n))
+        _observe(c, i, c.learner[i] if c.learner[i] >= 0 else s.seat, c.final_obs + i * c.obs_n)
         _new_game(c, i)
     else:
         c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
@@ -200,7 +218,7 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
         _finish(c, i)
         c.learner_reward[i] = rew[p]
         return
-    status = th_apply(s, <int> c.actions[i])
+    status = th_apply(s, <int> c.actions[i], _ring(c, i))
     if status == 0 and c.opponents != OPP_NONE:
         status = _opponents(c, i, rew)
     if status:
@@ -239,9 +257,9 @@ cdef float _play_out(Ctx *c, Py_ssize_t i, const TState *start, int action) noex
     cdef TState t = start[0]
     cdef float ret[NP]
     cdef int seat = t.seat
-    cdef int status = th_apply(&t, action)
+    cdef int status = th_apply(&t, action, NULL)
     while not status:
-        status = th_apply(&t, th_greedy(&t, sg_pcg64_next32_v, &c.sampler[i]))
+        status = th_apply(&t, th_greedy(&t, sg_pcg64_next32_v, &c.sampler[i]), NULL)
     th_returns(&t, ret)
     return ret[seat]
 
@@ -385,11 +403,13 @@ cdef class Batch(GuardedCore):
         self.c.st = NULL
         self.c.opp_rng = NULL
         self.c.sampler = NULL
+        self.c.hist = NULL
 
     def __dealloc__(self):
         sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
+        free(self.c.hist)
 
     cdef object _setup(self, object game, int num_envs, object seed, int num_threads, object opponents,
                        object learner_seat, object autoreset, object illegal_action, float illegal_reward,
@@ -399,7 +419,8 @@ cdef class Batch(GuardedCore):
         self.n = num_envs
         self.num_players = NP
         structure = game.config.obs == "structure"
-        self.obs_size = th_obs_size_of(structure)
+        history = game.config.obs == "history"
+        self.obs_size = th_history_obs_size() if history else th_obs_size_of(structure)
         self.num_actions = th_n_actions()
         assert game.num_players == NP and game.obs_spec.size == self.obs_size
         assert game.num_actions == self.num_actions
@@ -411,11 +432,15 @@ cdef class Batch(GuardedCore):
         self.short_deals = short_deals
         self._labels = game.layout.labels
         B = num_envs
-        self.state_bytes = sizeof(TState)
+        # A slot's C state: the game, and in the history mode its ring too.
+        self.state_bytes = sizeof(TState) + (history * (1 + TH_HLEN) * sizeof(unsigned int))
         self.c.st = <TState *> sg_aligned_calloc(B, sizeof(TState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
-        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
+        if history:  # the rings live beside the states: a TState copy (search, play-outs) has none
+            self.c.hist = <unsigned int *> calloc(B * (1 + TH_HLEN), sizeof(unsigned int))
+        if (self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL
+                or (history and self.c.hist == NULL)):
             raise MemoryError(f"no memory for {B} Tet Hsi games")
         self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,
                     self.obs_size, self.num_actions, NP)
@@ -509,7 +534,16 @@ cdef class Batch(GuardedCore):
     cdef object _state(self, Py_ssize_t slot):
         """:meth:`Batch.state`: the slot's ``TState`` through an engine to the rules layer."""
         cdef Engine e = Engine(self.game)
+        cdef unsigned int *h = _ring(&self.c, slot)
+        cdef unsigned int row, j
         e.st = self.c.st[slot]
+        if h != NULL:  # the ring holds the whole record (no game outgrows it): the events back
+            rows = []
+            for j in range(h[0] if h[0] < TH_HLEN else TH_HLEN):
+                row = h[1 + (h[0] - (h[0] if h[0] < TH_HLEN else TH_HLEN) + j) % TH_HLEN]
+                rows.append((row & 0xFF, <int> ((row >> 8) & 0xFF) - 1, <int> ((row >> 16) & 0xFF) - 1,
+                             <signed char> (row >> 24)))
+            e._events = history_events(rows)
         return self.game.from_json(e.to_json())
 
     cdef object _legal_actions(self, Py_ssize_t slot):

@@ -18,6 +18,7 @@ cdef enum:
     TH_RUNNING = 0     # what th_apply returns: the game goes on,
     TH_WON = 1         # the mover put aside its last hand cards,
     TH_TIED = 2        # the pile was empty at the reveal
+    TH_HLEN = 85       # the history mode's rows (tethsi_env.history.HISTORY_LENGTH: a game's bound)
 
 # The fields the legal-action walks read (th_legal, th_is_legal: the batch's sample, its
 # check of the actions, the mask) come first, in the first 64 bytes: a batch of B=8192
@@ -45,11 +46,13 @@ cdef void th_redeal(TState *s, int seat, sg_pcg64 *rng) noexcept nogil
 cdef void th_fill_mask(const TState *s, char *m) noexcept nogil
 cdef int th_legal(const TState *s, int *out) noexcept nogil
 cdef bint th_is_legal(const TState *s, int action) noexcept nogil
-cdef int th_apply(TState *s, int action) noexcept nogil
+cdef int th_apply(TState *s, int action, unsigned int *h) noexcept nogil
 cdef void th_observe(const TState *s, int seat, unsigned char *out) noexcept nogil
 cdef void th_returns(const TState *s, float *out) noexcept nogil
 cdef void th_structure(const TState *s, int seat, unsigned char *out) noexcept nogil
 cdef int th_obs_size_of(bint structure) noexcept nogil
+cdef int th_history_obs_size() noexcept nogil
+cdef void th_observe_history(const TState *s, const unsigned int *h, int seat, unsigned char *out) noexcept nogil
 cdef void th_action_features(const TState *s, int seat, signed char *out) noexcept nogil
 cdef int th_action_feature_size() noexcept nogil
 cdef void th_observe_mode(const TState *s, int seat, bint structure, unsigned char *out) noexcept nogil
@@ -67,6 +70,8 @@ ctypedef struct Event:
 cdef class Engine:
     cdef object _game
     cdef bint structure        # the game's obs mode is "structure": observe appends the structure block
+    cdef bint history          # the game's obs mode is "history": apply pushes to hist, observe writes it
+    cdef unsigned int hist[1 + TH_HLEN]   # the history ring (setgames/_history.pxd), in history mode
     cdef TState st
     cdef object reason
     cdef list _events          # event tuples up to the last flush (the loaded ones first)

@@ -31,12 +31,14 @@ from libc.string cimport memcpy, memset
 cimport numpy as cnp
 
 from setgames.batch._rng cimport sg_lemire, sg_pcg64, sg_pcg64_next32_v, sg_shuffle_schar
+from setgames._history cimport sg_event, sg_history_clear, sg_history_push, sg_history_write
 
 cnp.import_array()
 
 from setgames.cards import NUM_STANDARD
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES, PAIRS_BY_CARD
 from setgames.engine import rebuild as _from_json_state
+from tethsi_env import history as _hist_py
 from tethsi_env import rules as _rules
 from tethsi_env import structure as _structure
 from tethsi_env.layout import (ACTION_ARG, ACTION_KIND, HAND_SIZE, LAYOUT, NOTHING, OBS_SPEC, PAIR_ACTION,
@@ -170,6 +172,13 @@ _fill_obs_tables()
 cdef enum:
     EV_DISCARD, EV_TAKE, EV_NOTHING, EV_SET, EV_PLAY, EV_WIN, EV_TIE, EV_REVEAL
 _EVENT_NAMES = ("discard", "take", "nothing", "set", "play", "win", "tie", "reveal")
+
+# The history mode's row kinds (tethsi_env.history, the reference): th_apply pushes its rows.
+cdef enum:
+    HK_DISCARD = 1
+    HK_TAKE, HK_NOTHING, HK_SET, HK_PLAY, HK_REVEAL, HK_WIN, HK_TIE
+assert _hist_py.HISTORY_KINDS == ("discard", "take", "nothing", "set", "play", "reveal", "win", "tie")
+assert HK_TIE == len(_hist_py.HISTORY_KINDS) and _hist_py.HISTORY_LENGTH == TH_HLEN
 
 
 cdef inline void _expand36(unsigned char *out, u64 m) noexcept nogil:
@@ -370,24 +379,32 @@ cdef bint th_is_legal(const TState *s, int action) noexcept nogil:
     return False
 
 
-cdef inline int _th_reveal(TState *s, int p) noexcept nogil:
-    """End of seat ``p``'s turn: the pile's top card to the center, or a tie on an empty pile."""
+cdef inline int _th_reveal(TState *s, int p, unsigned int *h) noexcept nogil:
+    """End of seat ``p``'s turn: the pile's top card to the center, or a tie on an empty pile
+    (its row pushed to the history ring ``h`` unless NULL)."""
     if s.npile == 0:
         s.phase = PH_OVER
+        if h != NULL:
+            sg_history_push(h, TH_HLEN, sg_event(HK_TIE, p, -1, 0))
         return TH_TIED
     s.npile -= 1
     s.center |= 1ULL << s.pile[s.npile]
+    if h != NULL:
+        sg_history_push(h, TH_HLEN, sg_event(HK_REVEAL, p, s.pile[s.npile], 0))
     s.seat = p ^ 1
     s.phase = PH_DISCARD
     s.turn += 1
     return TH_RUNNING
 
 
-cdef int th_apply(TState *s, int action) noexcept nogil:
+cdef int th_apply(TState *s, int action, unsigned int *h) noexcept nogil:
     """Play the legal ``action`` (not re-checked; a Set needs fewer than ``MAX_SETS`` Sets
     of the mover); returns ``TH_RUNNING``, ``TH_WON`` or ``TH_TIED``.
 
-    After a reveal the card revealed is ``s.pile[s.npile]`` (popped, not cleared)."""
+    ``h``: the game's history ring (``1 + TH_HLEN`` words, ``setgames/_history.pxd``), where the
+    step pushes the rows :func:`tethsi_env.history.history_rows` makes of its events; NULL
+    outside the history mode and on every copy a search or a play-out steps. After a reveal
+    the card revealed is ``s.pile[s.npile]`` (popped, not cleared)."""
     cdef int kind = ACT_KIND[action], p = s.seat, r, x, y, k, card, n
     cdef u64 bit, bits
     if kind == K_DISCARD:
@@ -396,16 +413,22 @@ cdef int th_apply(TState *s, int action) noexcept nogil:
         s.discard |= bit
         s.remaining = 63 - clz64(s.center) if s.center else -1
         s.phase = PH_CHOOSE
+        if h != NULL:
+            sg_history_push(h, TH_HLEN, sg_event(HK_DISCARD, p, action, 0))
         return TH_RUNNING
     if kind == K_TAKE:
+        if h != NULL:
+            sg_history_push(h, TH_HLEN, sg_event(HK_TAKE, p, s.remaining, 0))
         s.front[p] |= 1ULL << s.remaining
         s.center = 0
         s.remaining = -1
         s.phase = PH_PLAY
         return TH_RUNNING
     if kind == K_NOTHING:
+        if h != NULL:
+            sg_history_push(h, TH_HLEN, sg_event(HK_NOTHING, p, s.remaining, 0))
         s.remaining = -1
-        return _th_reveal(s, p)
+        return _th_reveal(s, p, h)
     if kind == K_SET:
         x = ACT_X[action]
         y = ACT_Y[action]
@@ -424,9 +447,15 @@ cdef int th_apply(TState *s, int action) noexcept nogil:
         s.kind_count[p][k] += 1
         s.center = 0
         s.remaining = -1
+        if h != NULL:
+            sg_history_push(h, TH_HLEN, sg_event(HK_SET, p, x, k + 1))
+            sg_history_push(h, TH_HLEN, sg_event(HK_SET, p, y, k + 1))
+            sg_history_push(h, TH_HLEN, sg_event(HK_SET, p, r, k + 1))
         if not (s.concealed[p] | s.front[p]):
             s.phase = PH_OVER
             s.winner = p
+            if h != NULL:
+                sg_history_push(h, TH_HLEN, sg_event(HK_WIN, p, -1, 0))
             return TH_WON
         s.phase = PH_PLAY
         return TH_RUNNING
@@ -438,7 +467,9 @@ cdef int th_apply(TState *s, int action) noexcept nogil:
     else:
         s.front[p] ^= bit
     s.center |= bit
-    return _th_reveal(s, p)
+    if h != NULL:
+        sg_history_push(h, TH_HLEN, sg_event(HK_PLAY, p, card, 0))
+    return _th_reveal(s, p, h)
 
 
 cdef void th_observe(const TState *s, int seat, unsigned char *out) noexcept nogil:
@@ -491,6 +522,8 @@ cdef int PAIRS_CAP = _structure.PAIRS_CAP
 assert S_SIZE == S_RESULT + 1 and S_CENTER_OUTS == S_COMPLETES + NCARDS
 cdef int OBS_STRUCT_N = _structure.STRUCTURE_SPEC.size
 assert OBS_STRUCT_N == OBS_N + S_SIZE
+cdef int OBS_HIST_N = _hist_py.HISTORY_SPEC.size
+assert OBS_HIST_N == OBS_N + 4 * TH_HLEN + 1
 cdef u64 ALL_CARDS = (1ULL << NCARDS) - 1
 cdef u64 COMPLETE[NCARDS][NCARDS]   # [x][y]: the cards z with {x, y, z} a Set
 cdef u64 PARTNERS[NCARDS][NCARDS]   # [z][x]: the cards y with {x, y, z} a Set
@@ -721,6 +754,18 @@ cdef int th_obs_size_of(bint structure) noexcept nogil:
     return OBS_STRUCT_N if structure else OBS_N
 
 
+cdef int th_history_obs_size() noexcept nogil:
+    """Length of an observation of the ``history`` mode."""
+    return OBS_HIST_N
+
+
+cdef void th_observe_history(const TState *s, const unsigned int *h, int seat, unsigned char *out) noexcept nogil:
+    """``seat``'s observation of the ``history`` mode: :func:`th_observe`, then the block of the
+    game's ring ``h`` (the one writer of the engine and the batch)."""
+    th_observe(s, seat, out)
+    sg_history_write(h, TH_HLEN, seat, 2, <signed char *> (out + OBS_N))
+
+
 cdef void th_observe_mode(const TState *s, int seat, bint structure, unsigned char *out) noexcept nogil:
     """``seat``'s observation of the game's mode: :func:`th_observe`, then with ``structure``
     the structure block (the one observation writer of the engine and the batch)."""
@@ -754,6 +799,8 @@ cdef class Engine:
     def __init__(self, game):
         self._game = game
         self.structure = game.config.obs == "structure"
+        self.history = game.config.obs == "history"
+        sg_history_clear(self.hist)
         self._events = []
         self.nev = 0
         self._final = None
@@ -823,6 +870,11 @@ cdef class Engine:
         self._events = list(state.events)
         self.nev = 0
         self._final = None
+        if self.history:
+            # The ring from the loaded record, so that observe() shows what the rules layer does.
+            sg_history_clear(self.hist)
+            for row in _hist_py.history_rows(self._events):
+                sg_history_push(self.hist, TH_HLEN, sg_event(row[0], row[1], row[2], row[3]))
 
     cdef void _flush_events(self):
         """Move the C event records to the Python list as the rules layer's tuples."""
@@ -880,6 +932,7 @@ cdef class Engine:
         for i in range(NCARDS):
             deck[i] = cards[i]
         th_deal_cards(&self.st, deck, first)
+        sg_history_clear(self.hist)  # the deal adds no row (tethsi_env.history)
         self.reason = None
         self._events = []
         self.nev = 0
@@ -934,11 +987,15 @@ cdef class Engine:
         Raises:
             ValueError: ``seat`` is not 0 or 1.
         """
-        cdef cnp.npy_intp n = th_obs_size_of(self.structure)
+        cdef cnp.npy_intp n = OBS_HIST_N if self.history else th_obs_size_of(self.structure)
         if seat & ~1:
             raise ValueError(f"seat {seat!r} is not 0 or 1")
         arr = cnp.PyArray_SimpleNew(1, &n, cnp.NPY_INT8)
-        th_observe_mode(&self.st, seat, self.structure, <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
+        if self.history:
+            th_observe_history(&self.st, self.hist, seat, <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
+        else:
+            th_observe_mode(&self.st, seat, self.structure,
+                            <unsigned char *> cnp.PyArray_DATA(<cnp.ndarray> arr))
         return arr
 
     def action_features(self, int seat):
@@ -976,7 +1033,7 @@ cdef class Engine:
             raise ValueError(f"seat {p} already has {MAX_SETS} Sets")
         if self._final is not None:
             self._final = None
-        status = th_apply(st, action)
+        status = th_apply(st, action, self.hist if self.history else NULL)
         # The public record, from what th_apply changed.
         if kind == K_DISCARD:
             self._event(EV_DISCARD, p, action)

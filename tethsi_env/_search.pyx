@@ -68,7 +68,7 @@ cdef int _legal(void *st, const void *cfg, int *out) noexcept nogil:
 cdef void _apply(void *st, const void *cfg, int action, double *gain) noexcept nogil:
     cdef TState *s = <TState *> st
     cdef float ret[2]
-    if th_apply(s, action):
+    if th_apply(s, action, NULL):
         th_returns(s, ret)   # Tet Hsi pays only at the end
         gain[0] += ret[0]
         gain[1] += ret[1]
@@ -94,7 +94,7 @@ cdef int _explains(const TState *d, const Turn *t, int opp, sg_pcg64 *rng) noexc
     for i in range(t.n):
         if th_greedy(&w, sg_pcg64_next32_v, rng) != t.actions[i]:
             return 0
-        th_apply(&w, t.actions[i])
+        th_apply(&w, t.actions[i], NULL)
     return 1
 
 

@@ -49,6 +49,7 @@ from setgames.game import Game
 from setgames.kernels.tethsi import KIND_BY_MASK, KIND_NAMES
 from setgames.obs import DEFAULT_OBS, check_obs
 from setgames.validate import StateError, check_ids, check_list, legal_actions_consistent, observer_seat
+from tethsi_env.history import HISTORY_SPEC, history_bytes
 from tethsi_env.layout import (
     ACTION_ARG,
     ACTION_KIND,
@@ -118,7 +119,7 @@ class TetHsiConfig:
 
     Attributes:
         first_player: seat that moves first: 0, 1, or ``"random"`` (from the seed).
-        obs: the observation mode (:mod:`setgames.obs`): ``"cards"`` or ``"structure"``.
+        obs: the observation mode (:mod:`setgames.obs`): ``"cards"``, ``"structure"`` or ``"history"``.
     """
 
     first_player: int | str = 0
@@ -201,7 +202,9 @@ class TetHsiGame(Game[TetHsiState]):
     Args:
         first_player: 0, 1 or ``"random"``.
         obs: the observation mode, ``"cards"`` (the default: the card sets, as ever) or
-            ``"structure"`` (the cards followed by the set core's facts, :mod:`tethsi_env.structure`).
+            ``"structure"`` (the cards followed by the set core's facts, :mod:`tethsi_env.structure`)
+            or ``"history"`` (the cards followed by the public record as event rows,
+            :mod:`tethsi_env.history`).
 
     Raises:
         ValueError: an invalid option value, naming it.
@@ -229,13 +232,14 @@ class TetHsiGame(Game[TetHsiState]):
             first_player = check_int("first_player", first_player, 0, 1)
         else:  # True, 0.0, None...
             raise ValueError(f"first_player {short_repr(first_player)} is not one of {FIRST_PLAYER_CHOICES}")
-        self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_SPEC}
+        self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_SPEC, "history": HISTORY_SPEC}
         self.config = TetHsiConfig(first_player, check_obs(obs, tuple(self.obs_specs)))
         self.num_players = 2
         self.layout = LAYOUT
         self.obs_spec = self.obs_specs[obs]
-        # observe() appends the structure block only in that mode: the cards path stays as fast as it was.
+        # observe() appends a mode's block only in that mode: the cards path stays as fast as it was.
         self._structure = obs == "structure"
+        self._history = obs == "history"
 
     # ------------------------------------------------------------- life cycle
     def new_state(self, rng: np.random.Generator) -> TetHsiState:
@@ -374,7 +378,8 @@ class TetHsiGame(Game[TetHsiState]):
     def observe(self, state: TetHsiState, seat: int) -> np.ndarray:
         """``seat``'s view, laid out by :attr:`obs_spec` (a new array): the cards
         (:data:`~tethsi_env.layout.OBS_SPEC`), then in the ``structure`` mode the structure
-        block (:mod:`tethsi_env.structure`)."""
+        block (:mod:`tethsi_env.structure`), in the ``history`` mode the event rows
+        (:mod:`tethsi_env.history`)."""
         if type(seat) is not int or seat & ~1:  # (seat[-1] would be the other seat's view)
             seat = observer_seat(seat, 2)
         bufs = state._obs
@@ -382,6 +387,8 @@ class TetHsiGame(Game[TetHsiState]):
             bufs = state._obs = [observation_bytes(state, 0), observation_bytes(state, 1)]
         if self._structure:
             return _frombuffer(bufs[seat] + structure_bytes(state, seat), _INT8)
+        if self._history:
+            return _frombuffer(bufs[seat] + history_bytes(state, seat), _INT8)
         return _frombuffer(bufs[seat][:], _INT8)
 
     action_spec = ACTION_SPEC

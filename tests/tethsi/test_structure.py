@@ -17,6 +17,7 @@ from setgames.game import rng_from_seed
 from setgames.obs import DEFAULT_OBS
 from tests.tethsi.decktet_oracle import oracle_kind
 from tests.tethsi.positions import c, position
+from tethsi_env.history import HISTORY_SPEC
 from tethsi_env.layout import OBS_SPEC, Phase
 from tethsi_env.rules import TetHsiGame
 from tethsi_env.structure import BLOCK_SPEC, PAIRS_CAP, STRUCTURE_SPEC
@@ -58,7 +59,8 @@ def random_positions(game: TetHsiGame, seeds: range, every: int = 1):
 def test_obs_defaults_to_cards_and_cards_stays_the_old_vector():
     game = TetHsiGame()
     assert game.config.obs == DEFAULT_OBS == "cards"
-    assert game.obs_spec is OBS_SPEC and game.obs_specs == {"cards": OBS_SPEC, "structure": STRUCTURE_SPEC}
+    assert game.obs_spec is OBS_SPEC
+    assert game.obs_specs == {"cards": OBS_SPEC, "structure": STRUCTURE_SPEC, "history": HISTORY_SPEC}
     assert game.config_dict() == {"first_player": 0}  # records and weights keep their config
     s = TetHsiGame(obs="structure")
     assert s.obs_spec is STRUCTURE_SPEC and s.config_dict() == {"first_player": 0, "obs": "structure"}
@@ -69,8 +71,8 @@ def test_obs_defaults_to_cards_and_cards_stays_the_old_vector():
 
 
 def test_unknown_mode_is_refused_naming_the_modes():
-    for bad in ("pixels", "history", None, 1):
-        with pytest.raises(ValueError, match=r"is not one of the modes \('cards', 'structure'\)"):
+    for bad in ("pixels", "History", None, 1):
+        with pytest.raises(ValueError, match=r"is not one of the modes \('cards', 'structure', 'history'\)"):
             TetHsiGame(obs=bad)
 
 
@@ -373,6 +375,7 @@ def test_readme_tables_equal_the_specs():
     readme = Path(tethsi_env.__file__).with_name("README.md")
     game = TetHsiGame()
     game.obs_specs["structure"].check_readme(readme, *mode_markers("structure"))
+    game.obs_specs["history"].check_readme(readme, *mode_markers("history"))
     game.action_spec.check_readme(readme, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END)
     game.obs_spec.check_readme(readme)  # the cards table keeps its markers
     assert not sync_readme("tethsi", check=True)
