@@ -29,6 +29,14 @@ opponent's first discard binds its whole hand) is skipped and counted in
 index + 1), or shown to the learner as a one-step episode whose only legal
 action, 0, is a no-op that ends it with the learner's rewards of that deal
 (``short_deals="play"``, for unbiased win rates).
+
+In the ``history`` mode each slot has a ring of ``1 + BH_HIST_LEN`` words
+(``setgames/_history.pxd``), allocated in that mode only: the slot's steps (the
+learner's, the opponents' inside the step, a new game's deal, which clears it) push
+the rows of their events (``bh_history_push``, from the scratch ``BEvents`` the step
+fills then; the other modes pass none), and the observation writer appends the block
+seen from the row's observer. Play-outs on copies (``greedy_returns``) push nothing.
+:meth:`Batch.state` carries no event record (in any mode), so its history is empty.
 """
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
@@ -49,9 +57,10 @@ from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SA
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from bharg_env._engine cimport (BH_MAX_ACTIONS, BH_REWARD, BConfig, BState, Engine, bh_apply, bh_config, bh_fill_mask,
-                                bh_is_legal, bh_legal, bh_n_actions, bh_new_game, bh_obs_size, bh_observe,
-                                bh_redeal)
+from bharg_env._engine cimport (BH_HIST_LEN, BH_MAX_ACTIONS, BH_REWARD, BConfig, BEvents, BState, Engine, bh_apply,
+                                bh_config, bh_fill_mask, bh_history_push, bh_is_legal, bh_legal, bh_n_actions,
+                                bh_new_game, bh_obs_size, bh_observe, bh_redeal)
+from setgames._history cimport sg_history_clear, sg_history_write
 from bharg_env._greedy cimport bh_greedy, bh_greedy_features
 from bharg_env._structure cimport bh_action_features, bh_structure
 from bharg_env._search cimport bh_search_ops
@@ -119,9 +128,15 @@ ctypedef struct Ctx:
     int illegal_mode, short_play
     int obs_n, n_act, np, opponents, seat_mode, fixed_seat, autoreset
     bint structure             # the game's obs is "structure": its block follows the cards vector
+    unsigned int *hist         # the history mode's rings, 1 + BH_HIST_LEN words a slot (NULL in the other modes)
     char *af_out               # where action_features() writes (B x n_act x af_n)
     int af_n                   # one action row's features
     int cards_n                # the cards vector's length
+
+
+cdef inline unsigned int *_ring(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Slot ``i``'s history ring, or NULL outside the history mode (its steps push no rows)."""
+    return c.hist + i * (1 + BH_HIST_LEN) if c.hist != NULL else NULL
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -133,6 +148,8 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     bh_observe(s, &c.cfg, shown, <char *> (c.obs + i * c.obs_n))
     if c.structure:
         bh_structure(s, &c.cfg, shown, <char *> (c.obs + i * c.obs_n + c.cards_n))
+    elif c.hist != NULL:
+        sg_history_write(_ring(c, i), BH_HIST_LEN, shown, c.np, c.obs + i * c.obs_n + c.cards_n)
     memset(m, 0, c.n_act)
     if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
         m[0] = 1
@@ -153,6 +170,18 @@ cdef inline void _apply(Ctx *c, BState *s, int a, float *rew) noexcept nogil:
             rew[p] += <float> r[p]
 
 
+cdef void _apply_logged(Ctx *c, BState *s, int a, float *rew, unsigned int *ring) noexcept nogil:
+    """:c:func:`_apply` in the history mode, pushing the step's rows to the slot's ``ring`` (apart,
+    and not inline: the other modes' step keeps its code and its stack frame)."""
+    cdef double r[MAXP]
+    cdef int p
+    cdef BEvents ev
+    if bh_apply(s, &c.cfg, a, r, &ev) == BH_REWARD and rew != NULL:
+        for p in range(c.np):
+            rew[p] += <float> r[p]
+    bh_history_push(ring, &ev)
+
+
 cdef void _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
     """Play the other seats of slot ``i`` until the learner is to act or the game ends."""
     cdef BState *s = &c.st[i]
@@ -168,7 +197,18 @@ cdef void _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
         else:
             n = bh_legal(s, legal)
             a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
-        _apply(c, s, a, rew)
+        if c.hist == NULL:
+            _apply(c, s, a, rew)
+        else:
+            _apply_logged(c, s, a, rew, _ring(c, i))
+
+
+cdef void _new_game_logged(Ctx *c, Py_ssize_t i, sg_pcg64 *deal, unsigned int *ring) noexcept nogil:
+    """The history mode's deal of slot ``i``: a new game's record starts afresh, with the deal's rows."""
+    cdef BEvents ev
+    bh_new_game(&c.st[i], &c.cfg, deal, &ev)
+    sg_history_clear(ring)
+    bh_history_push(ring, &ev)
 
 
 cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -181,6 +221,7 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
     cdef long long k
     cdef int tries, p
     cdef float *pend = c.pending + i * c.np
+    cdef unsigned int *ring = _ring(c, i)
     for tries in range(MAX_REDEALS):
         for p in range(c.np):
             pend[p] = 0
@@ -189,7 +230,10 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
         g = sg_game_seed(c.slot_seed[i], <uint64_t> k)
         c.game_seed[i] = g
         sg_pcg64_seed(&deal, g)
-        bh_new_game(&c.st[i], &c.cfg, &deal)
+        if ring == NULL:
+            bh_new_game(&c.st[i], &c.cfg, &deal, NULL)
+        else:
+            _new_game_logged(c, i, &deal, ring)
         c.status[i] = LIVE
         if c.opponents == OPP_NONE:
             c.learner[i] = -1
@@ -223,6 +267,9 @@ cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
         if c.structure:
             bh_structure(s, &c.cfg, c.learner[i] if c.learner[i] >= 0 else s.seat,
                          <char *> (c.final_obs + i * c.obs_n + c.cards_n))
+        elif c.hist != NULL:
+            sg_history_write(_ring(c, i), BH_HIST_LEN, c.learner[i] if c.learner[i] >= 0 else s.seat, c.np,
+                             c.final_obs + i * c.obs_n + c.cards_n)
         _new_game(c, i)
     else:
         c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
@@ -264,7 +311,10 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
         c.learner_reward[i] = rew[p]
         _finish(c, i)
         return
-    _apply(c, s, <int> c.actions[i], rew)
+    if c.hist == NULL:
+        _apply(c, s, <int> c.actions[i], rew)
+    else:
+        _apply_logged(c, s, <int> c.actions[i], rew, _ring(c, i))
     if c.opponents != OPP_NONE:
         _opponents(c, i, rew)
     c.learner_reward[i] = rew[c.learner[i] if c.learner[i] >= 0 else mover]
@@ -303,7 +353,7 @@ cdef float _play_out(Ctx *c, const BState *start, int action) noexcept nogil:
     cdef int p, seat = t.seat
     for p in range(c.np):
         rew[p] = 0
-    _apply(c, &t, action, rew)
+    _apply(c, &t, action, rew)  # a copy's play-out: no row of it reaches the slot's ring
     while t.phase != PH_OVER:
         _apply(c, &t, bh_greedy(&t, &c.cfg), rew)
     return rew[seat]
@@ -444,11 +494,13 @@ cdef class Batch(GuardedCore):
         self.c.st = NULL
         self.c.opp_rng = NULL
         self.c.sampler = NULL
+        self.c.hist = NULL
 
     def __dealloc__(self):
         sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
+        free(self.c.hist)
 
     cdef object _setup(self, object game, int num_envs, object seed, int num_threads, object opponents,
                        object learner_seat, object autoreset, object illegal_action, float illegal_reward,
@@ -459,7 +511,7 @@ cdef class Batch(GuardedCore):
         self.num_players = game.num_players
         self.obs_size = game.obs_spec.size
         self.num_actions = bh_n_actions()
-        assert game.obs_spec.size == bh_obs_size() or game.config.obs == "structure"
+        assert game.obs_spec.size == bh_obs_size() or game.config.obs in ("structure", "history")
         assert game.num_actions == self.num_actions
         self.opponents = opponents
         self.learner_mode = learner_seat
@@ -473,6 +525,11 @@ cdef class Batch(GuardedCore):
         self.c.st = <BState *> sg_aligned_calloc(B, sizeof(BState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
+        if game.config.obs == "history":  # only there: the other modes' slots keep their size
+            assert self.obs_size == bh_obs_size() + 4 * BH_HIST_LEN + 1
+            self.c.hist = <unsigned int *> calloc(B * (1 + BH_HIST_LEN), sizeof(unsigned int))
+            if self.c.hist == NULL:
+                raise MemoryError(f"no memory for {B} Bharg histories")
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:
             raise MemoryError(f"no memory for {B} Bharg games")
         self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,

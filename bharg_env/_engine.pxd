@@ -35,6 +35,8 @@ cdef enum:
     BH_E_DEAL = 6        # ("deal", round, first)
     BH_E_ACE_PILE = 7    # ("ace_pile", card)
     BH_E_START = 8       # ("start_discard", card)
+    # the history mode's rows kept per game (bharg_env.history.HISTORY_LENGTH, checked in _engine.pyx)
+    BH_HIST_LEN = 120
 
 ctypedef struct BConfig:
     int n                # players
@@ -77,13 +79,14 @@ ctypedef struct BEvents:
     long long rec[BH_EV_CAP][4]
 
 cdef void bh_config(BConfig *cfg, object game) except *
-cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng) noexcept nogil
+cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng, BEvents *ev) noexcept nogil
 cdef void bh_redeal(BState *s, const BConfig *cfg, int seat, sg_pcg64 *rng) noexcept nogil
 cdef bint bh_can_draw(const BState *s) noexcept nogil
 cdef bint bh_is_legal(const BState *s, int action) noexcept nogil
 cdef int bh_legal(const BState *s, int *out) noexcept nogil
 cdef void bh_fill_mask(const BState *s, char *m) noexcept nogil
 cdef int bh_apply(BState *s, const BConfig *cfg, int action, double *rewards, BEvents *ev) noexcept nogil
+cdef void bh_history_push(unsigned int *h, const BEvents *ev) noexcept nogil
 cdef void bh_observe(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil
 cdef bint bh_evaluate(uint64_t hand, int ace_top, int *bound, int *unbound) noexcept nogil
 cdef bint bh_all_bound_code(uint64_t code, int ace_top) noexcept nogil
@@ -98,6 +101,8 @@ ctypedef void (*bh_obs_block)(const BState *s, const BConfig *cfg, int seat, cha
 cdef class Engine:
     cdef object game
     cdef bh_obs_block obs_block  # NULL: the cards mode
+    cdef bint history            # the history mode: hist holds the game's rows, observe appends them
+    cdef unsigned int hist[1 + BH_HIST_LEN]
     cdef int obs_size            # the chosen mode's observation length
     cdef BConfig cfg
     cdef BState st

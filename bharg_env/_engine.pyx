@@ -9,7 +9,8 @@ The game is a C struct (:file:`_engine.pxd`) stepped by ``nogil`` functions
 defined once here: the deal, the legal mask and list, ``bh_apply`` (draw,
 take, discard, the win check, the turn limit, a reshuffle, the end of a round
 with its scoring, rewards and, in match play, the next deal) and the
-observation. :class:`Engine` holds one struct for the AEC env, and
+observation, and the ``history`` mode's rows of a step's events
+(``bh_history_push``). :class:`Engine` holds one struct for the AEC env, and
 :class:`bharg_env._batch.Batch` an array of them, stepped in one call without
 the GIL (the issue #17 protocol, :mod:`setgames.batch`).
 
@@ -30,11 +31,13 @@ from libc.string cimport memcpy, memset
 
 cimport numpy as cnp
 
+from setgames._history cimport sg_event, sg_history_clear, sg_history_push, sg_history_write
 from setgames.batch._rng cimport (sg_interval, sg_pcg64, sg_pcg64_next32_v, sg_pcg64_next64,
                                   sg_pcg64_seed_seq, sg_shuffle_schar)
 
 cnp.import_array()
 
+from bharg_env import history as _history
 from bharg_env import rules as _rules
 from setgames.cards import NUM_DECKTET as _NUM_DECKTET
 from setgames.engine import rebuild as _from_json_state
@@ -64,6 +67,19 @@ cdef int NUM_ACTIONS = _rules.make_layout().n
 assert _rules.TAKE_DISCARD == DRAW_DECK + 1 and NUM_ACTIONS == DISCARD0 + NCARDS == BH_MAX_ACTIONS
 assert PH_DRAW == 0 and PH_DISCARD == 1  # the phase feature is one-hot [draw, discard]
 assert _rules._SEED_BOUND == 2**63  # the round-1 seed is one 64-bit draw shifted down (bh_new_game)
+
+# The history rows' kind codes and the cap of their args, from the reference (bharg_env.history).
+assert BH_HIST_LEN == _history.HISTORY_LENGTH
+cdef int HK_DEAL = _history._CODE["deal"]
+cdef int HK_ACE = _history._CODE["ace_pile"]
+cdef int HK_START = _history._CODE["start_discard"]
+cdef int HK_DRAW = _history._CODE["draw"]
+cdef int HK_TAKE = _history._CODE["take"]
+cdef int HK_DISCARD = _history._CODE["discard"]
+cdef int HK_RESHUFFLE = _history._CODE["reshuffle"]
+cdef int HK_WIN = _history._CODE["win"]
+cdef int HK_LIMIT = _history._CODE["turn_limit"]
+cdef long long ARG_CAP = _history.ARG_CAP
 
 # The rules layer's end reasons, by BState.reason.
 REASONS = ("", "all bound", "target reached", "turn limit")
@@ -490,11 +506,12 @@ cdef void _deal(BState *s, const BConfig *cfg, BEvents *ev) noexcept nogil:
     _recode(s, n)
 
 
-cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng) noexcept nogil:
+cdef void bh_new_game(BState *s, const BConfig *cfg, sg_pcg64 *rng, BEvents *ev) noexcept nogil:
     """``game.new_state(rng)`` for the generator ``rng`` (``rng_from_seed(g)`` for the AEC
     env's game of seed ``g``): the seed of every shuffle is ``rng.integers(2**63)``, numpy's
-    64-bit Lemire draw, which for a bound of 2**63 never rejects and is one draw shifted down."""
-    bh_new_game_seeded(s, cfg, sg_pcg64_next64(rng) >> 1, NULL)
+    64-bit Lemire draw, which for a bound of 2**63 never rejects and is one draw shifted down.
+    ``ev`` (or NULL) collects the deal's public events."""
+    bh_new_game_seeded(s, cfg, sg_pcg64_next64(rng) >> 1, ev)
 
 
 cdef void bh_redeal(BState *s, const BConfig *cfg, int seat, sg_pcg64 *rng) noexcept nogil:
@@ -717,6 +734,41 @@ cdef int bh_apply(BState *s, const BConfig *cfg, int action, double *rewards, BE
     return BH_NONE
 
 
+cdef inline long long _cap(long long x) noexcept nogil:
+    return x if x < ARG_CAP else ARG_CAP
+
+
+cdef void bh_history_push(unsigned int *h, const BEvents *ev) noexcept nogil:
+    """The history rows of the events ``ev`` holds, pushed to the ring ``h`` of ``BH_HIST_LEN`` rows:
+    the rows :func:`bharg_env.history.history_rows` makes of the same events (the one place the
+    C paths make them; a deck draw's card is hidden, so its row has none)."""
+    cdef int i, kind
+    cdef const long long *r
+    cdef unsigned int row
+    for i in range(ev.n):
+        r = ev.rec[i]
+        kind = <int> r[0]
+        if kind == BH_E_DRAW:
+            row = sg_event(HK_DRAW, <int> r[1], -1, 0)
+        elif kind == BH_E_TAKE:
+            row = sg_event(HK_TAKE, <int> r[1], <int> r[2], 0)
+        elif kind == BH_E_DISCARD:
+            row = sg_event(HK_DISCARD, <int> r[1], <int> r[2], 0)
+        elif kind == BH_E_RESHUFFLE:
+            row = sg_event(HK_RESHUFFLE, -1, -1, <int> _cap(r[1]))
+        elif kind == BH_E_TURN_LIMIT:
+            row = sg_event(HK_LIMIT, -1, -1, <int> _cap(r[1]))
+        elif kind == BH_E_WIN:
+            row = sg_event(HK_WIN, <int> r[2], -1, <int> _cap(r[3]))
+        elif kind == BH_E_DEAL:
+            row = sg_event(HK_DEAL, <int> r[2], -1, <int> _cap(r[1]))
+        elif kind == BH_E_ACE_PILE:
+            row = sg_event(HK_ACE, -1, <int> r[1], 0)
+        else:
+            row = sg_event(HK_START, -1, <int> r[1], 0)
+        sg_history_push(h, BH_HIST_LEN, row)
+
+
 cdef void bh_observe(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil:
     """``game.observe(state, seat)`` (a seat 0..n-1) into the ``obs_size`` bytes at ``out``."""
     cdef char buf[OBS_ROOM]
@@ -825,7 +877,9 @@ cdef class Engine:
     ``load`` copies a rules-layer state in; ``apply``, ``mask``, ``observe``,
     ``legal_actions`` and ``current_seat`` then run on the C state (the
     functions the batch steps too); ``to_json`` and ``outcome`` give the rules
-    layer's dicts back.
+    layer's dicts back. In the ``history`` mode it keeps one ring of rows, rebuilt
+    from the record by ``load`` (:func:`bharg_env.history.history_rows`), cleared
+    and filled by ``deal``, pushed to by ``apply`` (:c:func:`bh_history_push`).
     """
 
     def __init__(self, game):
@@ -839,6 +893,11 @@ cdef class Engine:
         self.reason = ""
         self.obs_block = NULL
         self.obs_size = OBS_SIZE
+        self.history = game.config.obs == "history"
+        sg_history_clear(self.hist)
+        if self.history:
+            self.obs_size = game.obs_spec.size
+            assert self.obs_size == OBS_SIZE + 4 * BH_HIST_LEN + 1
         if game.config.obs == "structure":  # the block's module imports this one: installed, not cimported
             from bharg_env import _structure
             _structure.install(self)
@@ -895,6 +954,10 @@ cdef class Engine:
         s.reason = _REASON_CODE.get(state.reason, BH_R_NONE)
         self.reason = state.reason
         self.events = list(state.events)
+        if self.history:  # the rows of the state's record, as the rules layer's observe makes them
+            sg_history_clear(self.hist)
+            for kind, seat, card, arg in _history.history_rows(self.events):
+                sg_history_push(self.hist, BH_HIST_LEN, sg_event(kind, seat, card, arg))
 
     def deal(self, rng):
         """Deal a new game from the numpy ``Generator`` ``rng``: the state
@@ -907,6 +970,9 @@ cdef class Engine:
         self.reason = ""
         self.events = []
         _append_events(self.events, &self.ev)
+        if self.history:
+            sg_history_clear(self.hist)
+            bh_history_push(self.hist, &self.ev)
 
     cdef list _round_points(self):
         return [self.st.round_points[p] for p in range(self.cfg.n)]
@@ -984,13 +1050,17 @@ cdef class Engine:
         if seat < 0 or seat >= self.cfg.n:
             raise ValueError(f"seat {seat} is not a seat of a {self.cfg.n}-player game")
         cdef cnp.npy_intp dims[1]
-        if self.obs_block is NULL:
+        if self.obs_block is NULL and not self.history:
             arr = _new_int8(OBS_DIMS)
             bh_observe(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr))
             return arr
         dims[0] = self.obs_size
         arr = _new_int8(dims)
         bh_observe(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr))
+        if self.history:
+            sg_history_write(self.hist, BH_HIST_LEN, seat, self.cfg.n,
+                             <signed char *> cnp.PyArray_DATA(arr) + OBS_SIZE)
+            return arr
         self.obs_block(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr) + OBS_SIZE)
         return arr
 
@@ -1014,6 +1084,8 @@ cdef class Engine:
             raise ValueError(f"action {action} is not legal here; legal actions: {self.legal_actions()}")
         status = bh_apply(&self.st, &self.cfg, action, rewards, &self.ev)
         _append_events(self.events, &self.ev)
+        if self.history:
+            bh_history_push(self.hist, &self.ev)
         if self.st.phase == PH_OVER:
             self.reason = REASONS[self.st.reason]
         if status == BH_NONE:

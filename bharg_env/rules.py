@@ -105,7 +105,7 @@ DEFAULT_MAX_TURNS = 200  # turns (draw + discard) before a round ends as a trunc
 # unbounded limit would let a two-line record allocate until the machine runs out.
 MAX_TURNS = 10_000
 REWARD_MODES = ("score", "win")
-OBS_OFFERED = ("cards", "structure")  # the observation modes Bharg has a spec for (setgames.obs)
+OBS_OFFERED = ("cards", "structure", "history")  # the observation modes Bharg has a spec for (setgames.obs)
 MAX_TARGET = 127  # largest target_score (scores are observed as int8, capped at the target)
 NUM_ACES = 6  # Ace ids 0..5, one per suit
 DRAW_DECK, TAKE_DISCARD, DISCARD0 = 0, 1, 2  # action ids: draw, take, discard card c = 2 + c
@@ -132,8 +132,10 @@ class BhargConfig:
         target_score: None for one round; else match play until a score reaches it.
         max_turns: turns in a round before it ends as a truncated draw (1..MAX_TURNS).
         reward: ``"score"`` (points per round, zero-sum) or ``"win"`` (+1 / -1 per loser).
-        obs: the observation mode (:mod:`setgames.obs`): ``"cards"`` (the default) or
-            ``"structure"`` (cards followed by the set core's reading, :mod:`bharg_env.structure`).
+        obs: the observation mode (:mod:`setgames.obs`): ``"cards"`` (the default),
+            ``"structure"`` (cards followed by the set core's reading, :mod:`bharg_env.structure`)
+            or ``"history"`` (cards followed by the public record's last event rows,
+            :mod:`bharg_env.history`).
     """
 
     num_players: int = 2
@@ -351,11 +353,17 @@ class BhargGame(Game[BhargState]):
         self.hand_size = HAND_SIZES[num_players]
         self.deck_cards = self.config.deck()
         self.layout = make_layout()
-        self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_OBS_SPEC}
+        # bharg_env.history builds its spec on this module's OBS_SPEC: imported here, once loaded
+        from bharg_env.history import HISTORY_SPEC, history_bytes
+
+        self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_OBS_SPEC, "history": HISTORY_SPEC}
         self.obs_spec = self.obs_specs[cfg.obs]
         self.action_spec = ACTION_SPEC
         if cfg.obs == "structure":  # an instance attribute: the cards path keeps its speed
             self.observe = self._observe_structure  # type: ignore[method-assign]
+        elif cfg.obs == "history":
+            self._history_bytes = history_bytes
+            self.observe = self._observe_history  # type: ignore[method-assign]
         self._target = target_score
         # turns played -> the turns_left feature (turn never exceeds max_turns)
         self._turns_left = [_BYTE[min(max_turns - t, 127)] for t in range(max_turns + 1)]
@@ -596,6 +604,13 @@ class BhargGame(Game[BhargState]):
         :func:`bharg_env.structure.structure_block`."""
         cards = BhargGame.observe(self, state, seat)
         return np.concatenate([cards, structure_block(self, state, observer_seat(seat, self.num_players))])
+
+    def _observe_history(self, state: BhargState, seat: int) -> np.ndarray:
+        """``seat``'s view in the ``history`` mode: the cards vector, then
+        :func:`bharg_env.history.history_bytes`."""
+        seat = observer_seat(seat, self.num_players)
+        cards = BhargGame.observe(self, state, seat)
+        return np.concatenate([cards, _frombuffer(self._history_bytes(state, seat), _INT8)])
 
     def _obs_cache(self, state: BhargState) -> list:
         """Build the observation pieces :meth:`apply` keeps current: per seat its hand,

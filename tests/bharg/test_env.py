@@ -278,6 +278,7 @@ def test_readme_tables_match_the_code():
     assert make_layout().markdown_table() in readme.read_text(encoding="utf-8")
     game = BhargGame()
     game.obs_specs["structure"].check_readme(readme, *mode_markers("structure"))
+    game.obs_specs["history"].check_readme(readme, *mode_markers("history"))
     game.action_spec.check_readme(readme, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END)
     with pytest.raises(AssertionError, match="differs from the spec"):
         OBS_SPEC.check_readme(readme, *mode_markers("structure"))  # the markers hold another table

@@ -34,8 +34,9 @@ def block(game: BhargGame, state, seat: int) -> dict:
 # ----------------------------------------------------------------- the obs option
 def test_obs_option_defaults_to_cards_and_refuses_unknown_modes():
     assert BhargGame().config.obs == "cards" and BhargGame().obs_spec is OBS_SPEC
-    assert set(BhargGame().obs_specs) == {"cards", "structure"}
-    with pytest.raises(ValueError, match=r"obs 'pixels' is not one of the modes \('cards', 'structure'\)"):
+    assert set(BhargGame().obs_specs) == {"cards", "structure", "history"}
+    with pytest.raises(ValueError,
+                       match=r"obs 'pixels' is not one of the modes \('cards', 'structure', 'history'\)"):
         BhargGame(obs="pixels")
     with pytest.raises(ValueError, match="is not one of the modes"):
         BhargConfig(obs=3)
