@@ -30,7 +30,7 @@ index + 1), or shown to the learner as a one-step episode whose only legal
 action, 0, is a no-op that ends it with the learner's rewards of that deal
 (``short_deals="play"``, for unbiased win rates).
 
-In the ``history`` mode each slot has a ring of ``1 + BH_HIST_LEN`` words
+In the ``history`` mode each slot has a record of ``BH_HWORDS`` words
 (``setgames/_history.pxd``), allocated in that mode only: the slot's steps (the
 learner's, the opponents' inside the step, a new game's deal, which clears it) push
 the rows of their events (``bh_history_push``, from the scratch ``BEvents`` the step
@@ -57,10 +57,10 @@ from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SA
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from bharg_env._engine cimport (BH_HIST_LEN, BH_MAX_ACTIONS, BH_REWARD, BConfig, BEvents, BState, Engine, bh_apply,
+from bharg_env._engine cimport (BH_HIST_LEN, BH_HWORDS, BH_MAX_ACTIONS, BH_REWARD, BConfig, BEvents, BState, Engine, bh_apply,
                                 bh_config, bh_fill_mask, bh_history_push, bh_is_legal, bh_legal, bh_n_actions,
                                 bh_new_game, bh_obs_size, bh_observe, bh_redeal)
-from setgames._history cimport sg_history_clear, sg_history_write
+from setgames._history cimport sg_history_block, sg_history_reset
 from bharg_env._greedy cimport bh_greedy, bh_greedy_features
 from bharg_env._structure cimport bh_action_features, bh_structure
 from bharg_env._search cimport bh_search_ops
@@ -128,7 +128,7 @@ ctypedef struct Ctx:
     int illegal_mode, short_play
     int obs_n, n_act, np, opponents, seat_mode, fixed_seat, autoreset
     bint structure             # the game's obs is "structure": its block follows the cards vector
-    unsigned int *hist         # the history mode's rings, 1 + BH_HIST_LEN words a slot (NULL in the other modes)
+    unsigned int *hist         # the history records, BH_HWORDS words a slot (NULL in the other modes)
     char *af_out               # where action_features() writes (B x n_act x af_n)
     int af_n                   # one action row's features
     int cards_n                # the cards vector's length
@@ -136,7 +136,7 @@ ctypedef struct Ctx:
 
 cdef inline unsigned int *_ring(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Slot ``i``'s history ring, or NULL outside the history mode (its steps push no rows)."""
-    return c.hist + i * (1 + BH_HIST_LEN) if c.hist != NULL else NULL
+    return c.hist + i * BH_HWORDS if c.hist != NULL else NULL
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -149,7 +149,7 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     if c.structure:
         bh_structure(s, &c.cfg, shown, <char *> (c.obs + i * c.obs_n + c.cards_n))
     elif c.hist != NULL:
-        sg_history_write(_ring(c, i), BH_HIST_LEN, shown, c.np, c.obs + i * c.obs_n + c.cards_n)
+        sg_history_block(_ring(c, i), BH_HIST_LEN, shown, c.obs + i * c.obs_n + c.cards_n)
     memset(m, 0, c.n_act)
     if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
         m[0] = 1
@@ -179,7 +179,7 @@ cdef void _apply_logged(Ctx *c, BState *s, int a, float *rew, unsigned int *ring
     if bh_apply(s, &c.cfg, a, r, &ev) == BH_REWARD and rew != NULL:
         for p in range(c.np):
             rew[p] += <float> r[p]
-    bh_history_push(ring, &ev)
+    bh_history_push(ring, c.np, &ev)
 
 
 cdef void _opponents(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
@@ -207,8 +207,8 @@ cdef void _new_game_logged(Ctx *c, Py_ssize_t i, sg_pcg64 *deal, unsigned int *r
     """The history mode's deal of slot ``i``: a new game's record starts afresh, with the deal's rows."""
     cdef BEvents ev
     bh_new_game(&c.st[i], &c.cfg, deal, &ev)
-    sg_history_clear(ring)
-    bh_history_push(ring, &ev)
+    sg_history_reset(ring, BH_HIST_LEN, c.np)
+    bh_history_push(ring, c.np, &ev)
 
 
 cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -268,7 +268,7 @@ cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
             bh_structure(s, &c.cfg, c.learner[i] if c.learner[i] >= 0 else s.seat,
                          <char *> (c.final_obs + i * c.obs_n + c.cards_n))
         elif c.hist != NULL:
-            sg_history_write(_ring(c, i), BH_HIST_LEN, c.learner[i] if c.learner[i] >= 0 else s.seat, c.np,
+            sg_history_block(_ring(c, i), BH_HIST_LEN, c.learner[i] if c.learner[i] >= 0 else s.seat,
                              c.final_obs + i * c.obs_n + c.cards_n)
         _new_game(c, i)
     else:
@@ -527,7 +527,8 @@ cdef class Batch(GuardedCore):
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if game.config.obs == "history":  # only there: the other modes' slots keep their size
             assert self.obs_size == bh_obs_size() + 4 * BH_HIST_LEN + 1
-            self.c.hist = <unsigned int *> calloc(B * (1 + BH_HIST_LEN), sizeof(unsigned int))
+            self.c.hist = <unsigned int *> calloc(B * BH_HWORDS, sizeof(unsigned int))
+            self.state_bytes += BH_HWORDS * sizeof(unsigned int)  # a slot's record is its state too
             if self.c.hist == NULL:
                 raise MemoryError(f"no memory for {B} Bharg histories")
         if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL:

@@ -37,6 +37,7 @@ cdef enum:
     BH_E_START = 8       # ("start_discard", card)
     # the history mode's rows kept per game (bharg_env.history.HISTORY_LENGTH, checked in _engine.pyx)
     BH_HIST_LEN = 120
+    BH_HWORDS = 182    # words of a game's record of them for 3 seats (sg_history_words, checked)
 
 ctypedef struct BConfig:
     int n                # players
@@ -86,7 +87,7 @@ cdef bint bh_is_legal(const BState *s, int action) noexcept nogil
 cdef int bh_legal(const BState *s, int *out) noexcept nogil
 cdef void bh_fill_mask(const BState *s, char *m) noexcept nogil
 cdef int bh_apply(BState *s, const BConfig *cfg, int action, double *rewards, BEvents *ev) noexcept nogil
-cdef void bh_history_push(unsigned int *h, const BEvents *ev) noexcept nogil
+cdef void bh_history_push(unsigned int *h, int n, const BEvents *ev) noexcept nogil
 cdef void bh_observe(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil
 cdef bint bh_evaluate(uint64_t hand, int ace_top, int *bound, int *unbound) noexcept nogil
 cdef bint bh_all_bound_code(uint64_t code, int ace_top) noexcept nogil
@@ -102,7 +103,7 @@ cdef class Engine:
     cdef object game
     cdef bh_obs_block obs_block  # NULL: the cards mode
     cdef bint history            # the history mode: hist holds the game's rows, observe appends them
-    cdef unsigned int hist[1 + BH_HIST_LEN]
+    cdef unsigned int hist[BH_HWORDS]
     cdef int obs_size            # the chosen mode's observation length
     cdef BConfig cfg
     cdef BState st

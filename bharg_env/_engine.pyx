@@ -31,7 +31,7 @@ from libc.string cimport memcpy, memset
 
 cimport numpy as cnp
 
-from setgames._history cimport sg_event, sg_history_clear, sg_history_push, sg_history_write
+from setgames._history cimport sg_event, sg_history_add, sg_history_block, sg_history_reset, sg_history_words
 from setgames.batch._rng cimport (sg_interval, sg_pcg64, sg_pcg64_next32_v, sg_pcg64_next64,
                                   sg_pcg64_seed_seq, sg_shuffle_schar)
 
@@ -69,7 +69,7 @@ assert PH_DRAW == 0 and PH_DISCARD == 1  # the phase feature is one-hot [draw, d
 assert _rules._SEED_BOUND == 2**63  # the round-1 seed is one 64-bit draw shifted down (bh_new_game)
 
 # The history rows' kind codes and the cap of their args, from the reference (bharg_env.history).
-assert BH_HIST_LEN == _history.HISTORY_LENGTH
+assert BH_HIST_LEN == _history.HISTORY_LENGTH and sg_history_words(BH_HIST_LEN, 3) == BH_HWORDS
 cdef int HK_DEAL = _history._CODE["deal"]
 cdef int HK_ACE = _history._CODE["ace_pile"]
 cdef int HK_START = _history._CODE["start_discard"]
@@ -738,7 +738,7 @@ cdef inline long long _cap(long long x) noexcept nogil:
     return x if x < ARG_CAP else ARG_CAP
 
 
-cdef void bh_history_push(unsigned int *h, const BEvents *ev) noexcept nogil:
+cdef void bh_history_push(unsigned int *h, int n, const BEvents *ev) noexcept nogil:
     """The history rows of the events ``ev`` holds, pushed to the ring ``h`` of ``BH_HIST_LEN`` rows:
     the rows :func:`bharg_env.history.history_rows` makes of the same events (the one place the
     C paths make them; a deck draw's card is hidden, so its row has none)."""
@@ -766,7 +766,7 @@ cdef void bh_history_push(unsigned int *h, const BEvents *ev) noexcept nogil:
             row = sg_event(HK_ACE, -1, <int> r[1], 0)
         else:
             row = sg_event(HK_START, -1, <int> r[1], 0)
-        sg_history_push(h, BH_HIST_LEN, row)
+        sg_history_add(h, BH_HIST_LEN, n, row)
 
 
 cdef void bh_observe(const BState *s, const BConfig *cfg, int seat, char *out) noexcept nogil:
@@ -894,7 +894,7 @@ cdef class Engine:
         self.obs_block = NULL
         self.obs_size = OBS_SIZE
         self.history = game.config.obs == "history"
-        sg_history_clear(self.hist)
+        sg_history_reset(self.hist, BH_HIST_LEN, self.cfg.n)
         if self.history:
             self.obs_size = game.obs_spec.size
             assert self.obs_size == OBS_SIZE + 4 * BH_HIST_LEN + 1
@@ -955,9 +955,9 @@ cdef class Engine:
         self.reason = state.reason
         self.events = list(state.events)
         if self.history:  # the rows of the state's record, as the rules layer's observe makes them
-            sg_history_clear(self.hist)
+            sg_history_reset(self.hist, BH_HIST_LEN, self.cfg.n)
             for kind, seat, card, arg in _history.history_rows(self.events):
-                sg_history_push(self.hist, BH_HIST_LEN, sg_event(kind, seat, card, arg))
+                sg_history_add(self.hist, BH_HIST_LEN, self.cfg.n, sg_event(kind, seat, card, arg))
 
     def deal(self, rng):
         """Deal a new game from the numpy ``Generator`` ``rng``: the state
@@ -971,8 +971,8 @@ cdef class Engine:
         self.events = []
         _append_events(self.events, &self.ev)
         if self.history:
-            sg_history_clear(self.hist)
-            bh_history_push(self.hist, &self.ev)
+            sg_history_reset(self.hist, BH_HIST_LEN, self.cfg.n)
+            bh_history_push(self.hist, self.cfg.n, &self.ev)
 
     cdef list _round_points(self):
         return [self.st.round_points[p] for p in range(self.cfg.n)]
@@ -1058,7 +1058,7 @@ cdef class Engine:
         arr = _new_int8(dims)
         bh_observe(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr))
         if self.history:
-            sg_history_write(self.hist, BH_HIST_LEN, seat, self.cfg.n,
+            sg_history_block(self.hist, BH_HIST_LEN, seat,
                              <signed char *> cnp.PyArray_DATA(arr) + OBS_SIZE)
             return arr
         self.obs_block(&self.st, &self.cfg, seat, <char *> cnp.PyArray_DATA(arr) + OBS_SIZE)
@@ -1085,7 +1085,7 @@ cdef class Engine:
         status = bh_apply(&self.st, &self.cfg, action, rewards, &self.ev)
         _append_events(self.events, &self.ev)
         if self.history:
-            bh_history_push(self.hist, &self.ev)
+            bh_history_push(self.hist, self.cfg.n, &self.ev)
         if self.st.phase == PH_OVER:
             self.reason = REASONS[self.st.reason]
         if status == BH_NONE:

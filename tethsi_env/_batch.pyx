@@ -34,8 +34,8 @@ from setgames.batch._guard cimport LIVE, OVER, PENDING, GuardedCore
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from setgames._history cimport sg_history_clear
-from tethsi_env._engine cimport (TH_HLEN, TH_MAX_ACTIONS, Engine, TState, th_action_feature_size,
+from setgames._history cimport sg_history_reset, sg_history_row
+from tethsi_env._engine cimport (TH_HLEN, TH_HWORDS, TH_MAX_ACTIONS, Engine, TState, th_action_feature_size,
                                  th_action_features, th_apply, th_deal, th_fill_mask, th_history_obs_size,
                                  th_is_legal, th_legal, th_n_actions, th_obs_size_of, th_observe_history,
                                  th_observe_mode, th_over, th_redeal, th_returns)
@@ -103,7 +103,7 @@ ctypedef struct Ctx:
 
 cdef inline unsigned int *_ring(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Slot ``i``'s history ring, NULL outside the history mode (th_apply then pushes nothing)."""
-    return c.hist + i * (1 + TH_HLEN) if c.hist != NULL else NULL
+    return c.hist + i * TH_HWORDS if c.hist != NULL else NULL
 
 
 cdef inline void _observe(Ctx *c, Py_ssize_t i, int seat, signed char *out) noexcept nogil:
@@ -160,7 +160,7 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
     sg_pcg64_seed(&deal, g)
     th_deal(&c.st[i], &deal, c.first_player)
     if c.hist != NULL:
-        sg_history_clear(_ring(c, i))  # the deal pushes no row (tethsi_env.history)
+        sg_history_reset(_ring(c, i), TH_HLEN, 2)  # the deal pushes no row (tethsi_env.history)
     c.status[i] = LIVE
     if c.opponents == OPP_NONE:
         c.learner[i] = -1
@@ -433,12 +433,12 @@ cdef class Batch(GuardedCore):
         self._labels = game.layout.labels
         B = num_envs
         # A slot's C state: the game, and in the history mode its ring too.
-        self.state_bytes = sizeof(TState) + (history * (1 + TH_HLEN) * sizeof(unsigned int))
+        self.state_bytes = sizeof(TState) + (history * TH_HWORDS * sizeof(unsigned int))
         self.c.st = <TState *> sg_aligned_calloc(B, sizeof(TState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         if history:  # the rings live beside the states: a TState copy (search, play-outs) has none
-            self.c.hist = <unsigned int *> calloc(B * (1 + TH_HLEN), sizeof(unsigned int))
+            self.c.hist = <unsigned int *> calloc(B * TH_HWORDS, sizeof(unsigned int))
         if (self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL
                 or (history and self.c.hist == NULL)):
             raise MemoryError(f"no memory for {B} Tet Hsi games")
@@ -539,8 +539,8 @@ cdef class Batch(GuardedCore):
         e.st = self.c.st[slot]
         if h != NULL:  # the ring holds the whole record (no game outgrows it): the events back
             rows = []
-            for j in range(h[0] if h[0] < TH_HLEN else TH_HLEN):
-                row = h[1 + (h[0] - (h[0] if h[0] < TH_HLEN else TH_HLEN) + j) % TH_HLEN]
+            for j in reversed(range(h[0] if h[0] < TH_HLEN else TH_HLEN)):  # oldest first
+                row = sg_history_row(h, TH_HLEN, j)
                 rows.append((row & 0xFF, <int> ((row >> 8) & 0xFF) - 1, <int> ((row >> 16) & 0xFF) - 1,
                              <signed char> (row >> 24)))
             e._events = history_events(rows)

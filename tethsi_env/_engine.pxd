@@ -19,6 +19,7 @@ cdef enum:
     TH_WON = 1         # the mover put aside its last hand cards,
     TH_TIED = 2        # the pile was empty at the reveal
     TH_HLEN = 85       # the history mode's rows (tethsi_env.history.HISTORY_LENGTH: a game's bound)
+    TH_HWORDS = 109    # words of a game's record of them (sg_history_words(TH_HLEN, 2), checked)
 
 # The fields the legal-action walks read (th_legal, th_is_legal: the batch's sample, its
 # check of the actions, the mask) come first, in the first 64 bytes: a batch of B=8192
@@ -71,7 +72,7 @@ cdef class Engine:
     cdef object _game
     cdef bint structure        # the game's obs mode is "structure": observe appends the structure block
     cdef bint history          # the game's obs mode is "history": apply pushes to hist, observe writes it
-    cdef unsigned int hist[1 + TH_HLEN]   # the history ring (setgames/_history.pxd), in history mode
+    cdef unsigned int hist[TH_HWORDS]     # the history record (setgames/_history.pxd), in history mode
     cdef TState st
     cdef object reason
     cdef list _events          # event tuples up to the last flush (the loaded ones first)

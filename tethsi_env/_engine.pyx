@@ -31,7 +31,7 @@ from libc.string cimport memcpy, memset
 cimport numpy as cnp
 
 from setgames.batch._rng cimport sg_lemire, sg_pcg64, sg_pcg64_next32_v, sg_shuffle_schar
-from setgames._history cimport sg_event, sg_history_clear, sg_history_push, sg_history_write
+from setgames._history cimport sg_event, sg_history_add, sg_history_block, sg_history_reset, sg_history_words
 
 cnp.import_array()
 
@@ -179,6 +179,7 @@ cdef enum:
     HK_TAKE, HK_NOTHING, HK_SET, HK_PLAY, HK_REVEAL, HK_WIN, HK_TIE
 assert _hist_py.HISTORY_KINDS == ("discard", "take", "nothing", "set", "play", "reveal", "win", "tie")
 assert HK_TIE == len(_hist_py.HISTORY_KINDS) and _hist_py.HISTORY_LENGTH == TH_HLEN
+assert sg_history_words(TH_HLEN, 2) == TH_HWORDS
 
 
 cdef inline void _expand36(unsigned char *out, u64 m) noexcept nogil:
@@ -385,12 +386,12 @@ cdef inline int _th_reveal(TState *s, int p, unsigned int *h) noexcept nogil:
     if s.npile == 0:
         s.phase = PH_OVER
         if h != NULL:
-            sg_history_push(h, TH_HLEN, sg_event(HK_TIE, p, -1, 0))
+            sg_history_add(h, TH_HLEN, 2, sg_event(HK_TIE, p, -1, 0))
         return TH_TIED
     s.npile -= 1
     s.center |= 1ULL << s.pile[s.npile]
     if h != NULL:
-        sg_history_push(h, TH_HLEN, sg_event(HK_REVEAL, p, s.pile[s.npile], 0))
+        sg_history_add(h, TH_HLEN, 2, sg_event(HK_REVEAL, p, s.pile[s.npile], 0))
     s.seat = p ^ 1
     s.phase = PH_DISCARD
     s.turn += 1
@@ -401,7 +402,7 @@ cdef int th_apply(TState *s, int action, unsigned int *h) noexcept nogil:
     """Play the legal ``action`` (not re-checked; a Set needs fewer than ``MAX_SETS`` Sets
     of the mover); returns ``TH_RUNNING``, ``TH_WON`` or ``TH_TIED``.
 
-    ``h``: the game's history ring (``1 + TH_HLEN`` words, ``setgames/_history.pxd``), where the
+    ``h``: the game's history record (``TH_HWORDS`` words, ``setgames/_history.pxd``), where the
     step pushes the rows :func:`tethsi_env.history.history_rows` makes of its events; NULL
     outside the history mode and on every copy a search or a play-out steps. After a reveal
     the card revealed is ``s.pile[s.npile]`` (popped, not cleared)."""
@@ -414,11 +415,11 @@ cdef int th_apply(TState *s, int action, unsigned int *h) noexcept nogil:
         s.remaining = 63 - clz64(s.center) if s.center else -1
         s.phase = PH_CHOOSE
         if h != NULL:
-            sg_history_push(h, TH_HLEN, sg_event(HK_DISCARD, p, action, 0))
+            sg_history_add(h, TH_HLEN, 2, sg_event(HK_DISCARD, p, action, 0))
         return TH_RUNNING
     if kind == K_TAKE:
         if h != NULL:
-            sg_history_push(h, TH_HLEN, sg_event(HK_TAKE, p, s.remaining, 0))
+            sg_history_add(h, TH_HLEN, 2, sg_event(HK_TAKE, p, s.remaining, 0))
         s.front[p] |= 1ULL << s.remaining
         s.center = 0
         s.remaining = -1
@@ -426,7 +427,7 @@ cdef int th_apply(TState *s, int action, unsigned int *h) noexcept nogil:
         return TH_RUNNING
     if kind == K_NOTHING:
         if h != NULL:
-            sg_history_push(h, TH_HLEN, sg_event(HK_NOTHING, p, s.remaining, 0))
+            sg_history_add(h, TH_HLEN, 2, sg_event(HK_NOTHING, p, s.remaining, 0))
         s.remaining = -1
         return _th_reveal(s, p, h)
     if kind == K_SET:
@@ -448,14 +449,14 @@ cdef int th_apply(TState *s, int action, unsigned int *h) noexcept nogil:
         s.center = 0
         s.remaining = -1
         if h != NULL:
-            sg_history_push(h, TH_HLEN, sg_event(HK_SET, p, x, k + 1))
-            sg_history_push(h, TH_HLEN, sg_event(HK_SET, p, y, k + 1))
-            sg_history_push(h, TH_HLEN, sg_event(HK_SET, p, r, k + 1))
+            sg_history_add(h, TH_HLEN, 2, sg_event(HK_SET, p, x, k + 1))
+            sg_history_add(h, TH_HLEN, 2, sg_event(HK_SET, p, y, k + 1))
+            sg_history_add(h, TH_HLEN, 2, sg_event(HK_SET, p, r, k + 1))
         if not (s.concealed[p] | s.front[p]):
             s.phase = PH_OVER
             s.winner = p
             if h != NULL:
-                sg_history_push(h, TH_HLEN, sg_event(HK_WIN, p, -1, 0))
+                sg_history_add(h, TH_HLEN, 2, sg_event(HK_WIN, p, -1, 0))
             return TH_WON
         s.phase = PH_PLAY
         return TH_RUNNING
@@ -468,7 +469,7 @@ cdef int th_apply(TState *s, int action, unsigned int *h) noexcept nogil:
         s.front[p] ^= bit
     s.center |= bit
     if h != NULL:
-        sg_history_push(h, TH_HLEN, sg_event(HK_PLAY, p, card, 0))
+        sg_history_add(h, TH_HLEN, 2, sg_event(HK_PLAY, p, card, 0))
     return _th_reveal(s, p, h)
 
 
@@ -763,7 +764,7 @@ cdef void th_observe_history(const TState *s, const unsigned int *h, int seat, u
     """``seat``'s observation of the ``history`` mode: :func:`th_observe`, then the block of the
     game's ring ``h`` (the one writer of the engine and the batch)."""
     th_observe(s, seat, out)
-    sg_history_write(h, TH_HLEN, seat, 2, <signed char *> (out + OBS_N))
+    sg_history_block(h, TH_HLEN, seat, <signed char *> (out + OBS_N))
 
 
 cdef void th_observe_mode(const TState *s, int seat, bint structure, unsigned char *out) noexcept nogil:
@@ -800,7 +801,7 @@ cdef class Engine:
         self._game = game
         self.structure = game.config.obs == "structure"
         self.history = game.config.obs == "history"
-        sg_history_clear(self.hist)
+        sg_history_reset(self.hist, TH_HLEN, 2)
         self._events = []
         self.nev = 0
         self._final = None
@@ -872,9 +873,9 @@ cdef class Engine:
         self._final = None
         if self.history:
             # The ring from the loaded record, so that observe() shows what the rules layer does.
-            sg_history_clear(self.hist)
+            sg_history_reset(self.hist, TH_HLEN, 2)
             for row in _hist_py.history_rows(self._events):
-                sg_history_push(self.hist, TH_HLEN, sg_event(row[0], row[1], row[2], row[3]))
+                sg_history_add(self.hist, TH_HLEN, 2, sg_event(row[0], row[1], row[2], row[3]))
 
     cdef void _flush_events(self):
         """Move the C event records to the Python list as the rules layer's tuples."""
@@ -932,7 +933,7 @@ cdef class Engine:
         for i in range(NCARDS):
             deck[i] = cards[i]
         th_deal_cards(&self.st, deck, first)
-        sg_history_clear(self.hist)  # the deal adds no row (tethsi_env.history)
+        sg_history_reset(self.hist, TH_HLEN, 2)  # the deal adds no row (tethsi_env.history)
         self.reason = None
         self._events = []
         self.nev = 0
