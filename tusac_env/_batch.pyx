@@ -13,7 +13,10 @@ the step (``opponents="random"`` or ``"greedy"``, the compiled bot of
 :mod:`tusac_env._greedy`), the end of its game (rewards, the seed reported
 in :attr:`Batch.final_seed`) and, by the autoreset mode, its next deal, all
 in C; ``num_threads > 1`` splits the slots over a pool of threads
-(``setgames/batch/_pool.pxd``).
+(``setgames/batch/_pool.pxd``). In the ``history`` mode each slot also has a ring of event rows
+(``setgames/_history.pxd``) in an array beside the states: its deal clears it and its steps
+(the learner's and the opponents') push to it; the play-outs and the search step copies of the
+state with no ring, so nothing of theirs reaches a slot's history.
 
 Tu Sac's own case: a game can end before a seat acts (a dealt hand without
 trash wins at once; with opponents, an opponent can win before the learner's
@@ -40,13 +43,14 @@ from setgames.batch.args import check_mask, check_out, check_redeals, check_valu
 from setgames.batch._buffers cimport sg_array
 from setgames.batch._guard cimport LIVE, OVER, PENDING, SHORT, GuardedCore
 from setgames.batch.seeds import MASK63, TAG_LEARNER_SEAT, TAG_OPPONENTS, TAG_SAMPLER
+from setgames._history cimport sg_history_words
 from setgames.batch._prefetch cimport sg_prefetch, sg_prefetch_l1
 from setgames.batch._pool cimport sg_aligned_calloc, sg_aligned_free, sg_atomic_min_i64, sg_pool_run
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_game_seed, sg_lemire, sg_pcg64, sg_pcg64_next32_v,
                                   sg_pcg64_seed, sg_tag_seed)
-from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_N_ACTIONS, Engine, TSSeat, TSState, ts_apply, ts_deal,
-                                ts_action_features, ts_fill_mask, ts_legal_list, ts_observe, ts_redeal, ts_setup,
-                                ts_structure, ts_structure_size)
+from tusac_env._engine cimport (MAXSEAT, PH_OVER_C, TS_HLEN, TS_N_ACTIONS, Engine, TSSeat, TSState, ts_apply,
+                                ts_deal, ts_action_features, ts_fill_mask, ts_history, ts_history_size,
+                                ts_legal_list, ts_observe, ts_redeal, ts_setup, ts_structure, ts_structure_size)
 from tusac_env._search cimport ts_search_ops
 from setgames.search._pimc cimport SG_MAX_ACTIONS, SgBudget, SgResult, sg_pimc
 from tusac_env._greedy cimport ts_greedy
@@ -113,6 +117,10 @@ ctypedef struct Ctx:
     int illegal_mode, short_play
     int np, obs_n, n_act, opponents, seat_mode, fixed_seat, autoreset
     bint structure             # obs="structure": the block after the cards part of each row
+    unsigned int *hist         # obs="history": per slot a record of hwords words (beside the
+                               # states: a TSState copy has none to push to); else NULL
+    size_t hwords              # sg_history_words(TS_HLEN, np) in the history mode, else 0
+    int cards_n                # bytes of the cards part of a row
     signed char *feat_out      # where action_features() writes (B x n_act x feat_n)
     int feat_n
     bint far                   # the slots outgrow the caches: the loops prefetch (AHEAD)
@@ -128,6 +136,11 @@ cdef enum:
 cdef TSState _LAYOUT
 # A game of n seats steps in the shared fields and its n seats' (TSState keeps them first).
 cdef size_t SEATS_AT = <size_t> (<char *> &_LAYOUT.seats[0] - <char *> &_LAYOUT)
+
+
+cdef inline unsigned int *_ring(Ctx *c, Py_ssize_t i) noexcept nogil:
+    """Slot ``i``'s history ring, NULL outside the history mode (the steps then push nothing)."""
+    return c.hist + i * c.hwords if c.hist != NULL else NULL
 
 
 cdef inline void _ahead(Ctx *c, Py_ssize_t j, int64_t hi) noexcept nogil:
@@ -149,11 +162,14 @@ cdef inline int _shown(Ctx *c, Py_ssize_t i) noexcept nogil:
     return c.last_mover[i] if _over(&c.st[i]) else c.st[i].current
 
 
-cdef inline void _observe(Ctx *c, TSState *s, int seat, signed char *row) noexcept nogil:
-    """``seat``'s observation of ``s`` in the game's mode into ``row``."""
+cdef inline void _observe(Ctx *c, Py_ssize_t i, int seat, signed char *row) noexcept nogil:
+    """``seat``'s observation of slot ``i``'s game in the game's mode into ``row``."""
+    cdef TSState *s = &c.st[i]
     ts_observe(s, seat, <unsigned char *> row)
     if c.structure:  # (the cards mode does no more than before)
         ts_structure(s, seat, <unsigned char *> row)
+    elif c.hist != NULL:
+        ts_history(_ring(c, i), c.np, seat, <unsigned char *> (row + c.cards_n))
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
@@ -161,7 +177,7 @@ cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:
     self-play, the seat to act; once over, the last mover), and its legal actions."""
     cdef TSState *s = &c.st[i]
     cdef char *m = c.mask + i * c.n_act
-    _observe(c, s, _shown(c, i), c.obs + i * c.obs_n)
+    _observe(c, i, _shown(c, i), c.obs + i * c.obs_n)
     memset(m, 0, TS_N_ACTIONS)  # (n_act: a constant, so the clear is inlined)
     c.legal[i] = 0
     if c.status[i] == SHORT:  # the learner's one no-op step of a deal it never acted in
@@ -191,7 +207,7 @@ cdef int _opponents(Ctx *c, Py_ssize_t i) noexcept nogil:
             n = ts_legal_list(s, legal)
             a = legal[sg_lemire(sg_pcg64_next32_v, &c.opp_rng[i], n)]
         c.last_mover[i] = s.current
-        status = ts_apply(s, a)
+        status = ts_apply(s, a, _ring(c, i))
     return status
 
 
@@ -211,7 +227,7 @@ cdef void _new_game(Ctx *c, Py_ssize_t i) noexcept nogil:
         g = sg_game_seed(c.slot_seed[i], <uint64_t> k)
         c.game_seed[i] = g
         sg_pcg64_seed(&deal, g)
-        ts_deal(s, &deal)
+        ts_deal(s, &deal, _ring(c, i))
         c.last_mover[i] = -1
         c.status[i] = LIVE
         if c.opponents == OPP_NONE:
@@ -243,12 +259,11 @@ cdef void _add_returns(Ctx *c, Py_ssize_t i, float *rew) noexcept nogil:
 cdef void _finish(Ctx *c, Py_ssize_t i) noexcept nogil:
     """Slot ``i``'s game just ended (its rewards are in the step's row): its seed reported, then
     the autoreset."""
-    cdef TSState *s = &c.st[i]
     c.term[i] = 1
     c.final_seed[i] = c.game_seed[i]
     c.final_learner[i] = c.learner[i]
     if c.autoreset == AR_SAME_STEP:
-        _observe(c, s, _shown(c, i), c.final_obs + i * c.obs_n)
+        _observe(c, i, _shown(c, i), c.final_obs + i * c.obs_n)
         _new_game(c, i)
     else:
         c.status[i] = PENDING if c.autoreset == AR_NEXT_STEP else OVER
@@ -287,7 +302,7 @@ cdef void _step_slot(Ctx *c, Py_ssize_t i) noexcept nogil:
         _finish(c, i)
         return
     c.last_mover[i] = mover
-    status = ts_apply(s, <int> c.actions[i])
+    status = ts_apply(s, <int> c.actions[i], _ring(c, i))
     if status == 0 and c.opponents != OPP_NONE:
         status = _opponents(c, i)
     if status:
@@ -337,9 +352,9 @@ cdef float _play_out(const TSState *start, int action) noexcept nogil:
     play-out, in the thread's stack)."""
     cdef TSState t = start[0]
     cdef int seat = t.current
-    cdef int status = ts_apply(&t, action)
+    cdef int status = ts_apply(&t, action, NULL)  # (a copy: no history)
     while not status:
-        status = ts_apply(&t, ts_greedy(&t))
+        status = ts_apply(&t, ts_greedy(&t), NULL)
     return <float> t.returns[seat]
 
 
@@ -465,12 +480,14 @@ cdef class Batch(GuardedCore):
         self.c.opp_rng = NULL
         self.c.sampler = NULL
         self.c.legal = NULL
+        self.c.hist = NULL
 
     def __dealloc__(self):
         sg_aligned_free(self.c.st)
         free(self.c.opp_rng)
         free(self.c.sampler)
         free(self.c.legal)
+        free(self.c.hist)
 
     cdef object _setup(self, object game, int num_envs, object seed, int num_threads, object opponents,
                        object learner_seat, object autoreset, object illegal_action, float illegal_reward,
@@ -490,17 +507,25 @@ cdef class Batch(GuardedCore):
         self.short_deals = short_deals
         self._labels = game.layout.labels
         B = num_envs
-        self.state_bytes = sizeof(TSState)
+        history = game.obs == "history"
+        # A slot's C state: the game, and in the history mode its ring too (the TSState keeps its size).
+        self.c.hwords = sg_history_words(TS_HLEN, game.num_players) if history else 0
+        self.state_bytes = sizeof(TSState) + self.c.hwords * sizeof(unsigned int)
         self.c.st = <TSState *> sg_aligned_calloc(B, sizeof(TSState))
         self.c.opp_rng = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.sampler = <sg_pcg64 *> calloc(B, sizeof(sg_pcg64))
         self.c.legal = <uint64_t *> calloc(B, sizeof(uint64_t))
-        if self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL or self.c.legal == NULL:
+        if history:
+            self.c.hist = <unsigned int *> calloc(B * self.c.hwords, sizeof(unsigned int))
+        if (self.c.st == NULL or self.c.opp_rng == NULL or self.c.sampler == NULL or self.c.legal == NULL
+                or (history and self.c.hist == NULL)):
             raise MemoryError(f"no memory for {B} Tu Sac games")
         for i in range(B):
             ts_setup(&self.c.st[i], game.config, NULL)
         self.c.structure = game.obs == "structure"
-        self.obs_size = ts_structure_size(NP) if self.c.structure else self.c.st[0].obs_size
+        self.c.cards_n = self.c.st[0].obs_size
+        self.obs_size = (ts_structure_size(NP) if self.c.structure else
+                         ts_history_size(NP) if history else self.c.cards_n)
         assert game.obs_spec.size == self.obs_size
         self.c.feat_n = game.action_spec.size
         self._alloc(B, min(num_threads, B // MIN_SLOTS_PER_THREAD) if B >= 2 * MIN_SLOTS_PER_THREAD else 1,

@@ -27,6 +27,8 @@ cdef enum:
     TS_MAXPAY = 32   # payments of one game end: 3 losers + 3 * 3 * 3 side payments at most (30)
     TS_MAXEV = 96    # events one deal or one step records (67 and 35 at most)
     TS_N_ACTIONS = 46
+    TS_HLEN = 126    # the history mode's rows (tusac_env.history.HISTORY_LENGTH, checked in _engine.pyx)
+    TS_HWORDS = 223  # words of a game's record of them for 4 seats (sg_history_words, checked)
     PH_OVER_C = 3    # Phase.OVER (checked in _engine.pyx)
     # game results (TSState.result)
     RES_NONE = 0
@@ -131,13 +133,15 @@ cdef inline int ts_pub_ncards(unsigned int x) noexcept nogil:
 cdef inline int ts_pub_card(unsigned int x, int j) noexcept nogil:
     return x >> (9 + 5 * j) & 31
 
-cdef void ts_deal(TSState *g, sg_pcg64 *rng) noexcept nogil
+cdef void ts_deal(TSState *g, sg_pcg64 *rng, unsigned int *h) noexcept nogil
 cdef void ts_redeal(TSState *g, int seat, sg_pcg64 *rng) noexcept nogil
 cdef void ts_rebuild(TSState *g) noexcept nogil
 cdef unsigned long long ts_legal(TSState *g) noexcept nogil
 cdef int ts_legal_list(TSState *g, int *out) noexcept nogil
-cdef int ts_apply(TSState *g, int action) noexcept nogil
+cdef int ts_apply(TSState *g, int action, unsigned int *h) noexcept nogil
 cdef void ts_observe(TSState *g, int seat, unsigned char *out) noexcept nogil
+cdef int ts_history_size(int n) noexcept nogil
+cdef void ts_history(const unsigned int *h, int n, int seat, unsigned char *out) noexcept nogil
 cdef unsigned long long ts_fill_mask(TSState *g, char *m) noexcept nogil
 cdef int ts_structure_size(int n) noexcept nogil
 cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil
@@ -166,8 +170,11 @@ cdef class Engine:
     cdef cnp.npy_intp mask_dims[1]
     cdef cnp.npy_intp feat_dims[2]
     cdef bint structure                # the game's obs is "structure": observe adds the block
+    cdef bint history                  # the game's obs is "history": steps push to hist, observe adds it
+    cdef unsigned int hist[TS_HWORDS]     # the history record (setgames/_history.pxd), in that mode
 
     cdef void _flush(self) except *
     cdef void _illegal(self, action) except *
     cdef object _step(self, int action)
     cdef void _end_fields(self, st) except *
+    cdef unsigned int *_ring(self) noexcept

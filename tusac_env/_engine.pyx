@@ -20,6 +20,11 @@ The public game record is kept in C as compact event and payment records
 layer's tuples and lists after every call; ``outcome``/``to_json`` build the
 rules layer's data.
 
+The ``history`` mode's rows (:mod:`tusac_env.history`, the reference) are pushed by the same
+event function, ``ts_event``, into a ring (``setgames/_history.pxd``) that the caller passes
+to :c:func:`ts_apply` and :c:func:`ts_deal` (NULL: none): the Engine's own, a batch slot's, never
+one reached through a copied state (the search and the play-outs pass NULL).
+
 Beyond the protocol, ``deal(rng)`` deals a new game in the engine: the state
 ``load(game.new_state(rng))`` gives, from the same numpy draws, in about a
 tenth of the time (``tests/tusac/test_engine.py`` checks the equality);
@@ -36,6 +41,7 @@ from numpy.random cimport bitgen_t
 
 from setgames.batch._rng cimport (sg_bitgen_next32, sg_interval, sg_lemire, sg_next32_fn, sg_pcg64,
                                   sg_pcg64_next32_v, sg_shuffle_schar)
+from setgames._history cimport sg_event, sg_history_add, sg_history_block, sg_history_reset, sg_history_words
 
 import numpy as np
 from operator import index as _index
@@ -46,6 +52,7 @@ from setgames.engine import rebuild as _from_json_state
 from setgames.cards import NUM_TUSAC_TYPES
 from tusac_env import claims as _claims
 from tusac_env import flow as _flow
+from tusac_env import history as _hist_py
 from tusac_env import melds as _melds
 from tusac_env import scoring as _scoring
 from tusac_env import structure as _structure
@@ -395,10 +402,52 @@ cdef void ts_put_public(TSState *g, int s, int ki, int *cards, int ncards) noexc
     g.seats[s].pub_n += 1
     g.seats[s].kind_counts[ki] += 1
 
-cdef TSEvent *ts_event(TSState *g, int kind, int seat, int a, int b) noexcept nogil:
+# The history mode's row kinds (tusac_env.history, the reference): ts_event pushes their rows.
+cdef enum:
+    HK_DEAL = 1
+    HK_QUAN, HK_DISCARD, HK_HIT, HK_PASS, HK_CLAIM, HK_MELD, HK_WIN, HK_PENALTY, HK_DRAW
+assert _hist_py.HISTORY_KINDS == ("deal", "quan", "discard", "hit", "pass", "claim", "meld", "win",
+                                  "penalty", "draw")
+assert HK_DRAW == len(_hist_py.HISTORY_KINDS) and _hist_py.HISTORY_LENGTH == TS_HLEN
+assert sg_history_words(TS_HLEN, MAXSEAT) == TS_HWORDS
+
+
+cdef void ts_history_event(unsigned int *h, int n, int kind, int seat, int a, int b) noexcept nogil:
+    """The history rows of event ``kind`` (``ts_event``'s numbers) into the ring ``h``, as
+    :func:`tusac_env.history.history_rows` makes them (a meld's rows: :func:`ts_meld_event`;
+    the Khap counts and the payments make none)."""
+    cdef int row_kind, card = -1, arg = 0
+    if kind == EV_DISCARD:
+        row_kind, card = HK_DISCARD, a
+    elif kind == EV_HIT:
+        row_kind, card = HK_HIT, a
+    elif kind == EV_PASS:
+        row_kind, card = HK_PASS, a
+    elif kind == EV_CLAIM:
+        row_kind, card, arg = HK_CLAIM, b, a + 1
+    elif kind == EV_DEAL:
+        row_kind, arg = HK_DEAL, a
+    elif kind == EV_QUAN:
+        row_kind, card, arg = HK_QUAN, a, KI_QUAN + 1
+    elif kind == EV_WIN:
+        row_kind, card, arg = HK_WIN, a, b if b < 127 else 127
+    elif kind == EV_PENALTY:
+        row_kind = HK_PENALTY
+    elif kind == EV_DRAW:
+        row_kind, seat, arg = HK_DRAW, -1, a
+    else:
+        return
+    sg_history_add(h, TS_HLEN, n, sg_event(row_kind, seat, card, arg))
+
+
+cdef inline TSEvent *ts_event(TSState *g, unsigned int *h, int kind, int seat, int a, int b) noexcept nogil:
     """A new event record (``("kind", seat, a, b, ...)``, see :func:`_event_tuple`), or NULL
-    when the state keeps no record."""
+    when the state keeps no record; its history rows pushed to the ring ``h`` unless NULL.
+    (Inline, as it was before the history mode: the cards mode pays one test of ``h`` an event,
+    the rows are :func:`ts_history_event`'s, out of line.)"""
     cdef TSEvent *e
+    if h != NULL:
+        ts_history_event(h, g.n, kind, seat, a, b)
     if g.rec == NULL or g.nev >= TS_MAXEV:  # (the cap holds a deal's or a step's events)
         return NULL
     e = &g.rec.ev[g.nev]
@@ -411,9 +460,13 @@ cdef TSEvent *ts_event(TSState *g, int kind, int seat, int a, int b) noexcept no
     return e
 
 
-cdef void ts_meld_event(TSState *g, int s, int ki, int *cards, int ncards) noexcept nogil:
+cdef void ts_meld_event(TSState *g, unsigned int *h, int s, int ki, int *cards, int ncards) noexcept nogil:
+    """The record of ``s``'s meld of set kind ``ki`` (and in the ring ``h``, a row per card)."""
     cdef int j
-    cdef TSEvent *e = ts_event(g, EV_MELD, s, ki, ncards)
+    cdef TSEvent *e = ts_event(g, NULL, EV_MELD, s, ki, ncards)
+    if h != NULL:
+        for j in range(ncards):
+            sg_history_add(h, TS_HLEN, g.n, sg_event(HK_MELD, s, cards[j], ki + 1))
     if e != NULL:
         for j in range(ncards):
             e.cards[j] = <signed char>cards[j]
@@ -533,15 +586,16 @@ cdef unsigned long long ts_legal(TSState *g) noexcept nogil:
         return LEGAL_MELD_MASK[a][g.seats[cur].codes[COMP_OF[a]]] | (1ULL << HIT)
     return LEGAL_MELD_MASK[a][g.seats[cur].codes[COMP_OF[a]]] | (1ULL << PASS)
 
-cdef int ts_apply(TSState *g, int action) noexcept nogil:
+cdef int ts_apply(TSState *g, int action, unsigned int *h) noexcept nogil:
     """Play a legal ``action`` (unchecked), its automatic claims and game end: 1 when the game
-    ended, else 0."""
+    ended, else 0. The history rows go to the ring ``h`` (NULL: none, as in the cards mode and
+    in every copy the search, the play-outs and the greedy bot step)."""
     cdef int cur = g.current, t, old, a, k, after, idx, how, src
     if action >= DISCARD0:
         t = action - DISCARD0
         g.discard_worst = (ts_worst(g) >> t) & 1
         ts_take_discard(g, cur, t)
-        ts_event(g, EV_DISCARD, cur, t, 0)
+        ts_event(g, h, EV_DISCARD, cur, t, 0)
         g.worst_ok = False
         g.active = t
         g.active_from = cur
@@ -549,33 +603,33 @@ cdef int ts_apply(TSState *g, int action) noexcept nogil:
         g.active_passed = False
         g.current = (cur + 1) % g.n
         g.phase = PH_RESPOND
-        if (g.hot_any >> t) & 1 and ts_claim(g, cur):
+        if (g.hot_any >> t) & 1 and ts_claim(g, cur, h):
             return g.phase == PH_OVER
         return 0
     if action == HIT:
         if g.draw_len <= DRAW_LIMIT:
-            ts_event(g, EV_HIT, cur, -1, g.active)
+            ts_event(g, h, EV_HIT, cur, -1, g.active)
             g.worst_ok = False
-            ts_finish_draw(g)
+            ts_finish_draw(g, h)
             return 1
         old = g.active
         g.dead[old] += 1
         g.exposed[old] += 1
         g.draw_len -= 1
         t = g.draw[g.draw_len]
-        ts_event(g, EV_HIT, cur, t, old)
+        ts_event(g, h, EV_HIT, cur, t, old)
         g.worst_ok = False
         g.active = t
         g.active_from = cur
         g.active_how = BY_HIT
         g.active_passed = False
         g.phase = PH_AFTER_HIT
-        if (g.hot_any >> t) & 1 and ts_claim(g, -1):
+        if (g.hot_any >> t) & 1 and ts_claim(g, -1, h):
             return g.phase == PH_OVER
         return 0
     if action == PASS:
         a = g.active
-        ts_event(g, EV_PASS, cur, a, 0)
+        ts_event(g, h, EV_PASS, cur, a, 0)
         g.worst_ok = False
         g.current = (cur + 1) % g.n
         g.phase = PH_RESPOND
@@ -588,7 +642,7 @@ cdef int ts_apply(TSState *g, int action) noexcept nogil:
     if MI_NUSED[a][idx]:
         ts_remove(g, cur, a, idx, after)
     ts_put_public(g, cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
-    ts_meld_event(g, cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
+    ts_meld_event(g, h, cur, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
     how = g.active_how
     src = g.active_from
     g.worst_ok = False
@@ -597,7 +651,7 @@ cdef int ts_apply(TSState *g, int action) noexcept nogil:
     g.active_how = 0
     g.active_passed = False
     if after == 0:
-        ts_finish_win(g, cur, a, how, src)
+        ts_finish_win(g, h, cur, a, how, src)
         return 1
     g.phase = PH_DISCARD
     return 0
@@ -643,7 +697,7 @@ cdef int ts_win_meld(TSState *g, int s, int a) noexcept nogil:
         return -1
     return best
 
-cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
+cdef bint ts_claim(TSState *g, int exclude, unsigned int *h) noexcept nogil:
     """The automatic claims on the newly active card, in priority order
     (as :func:`tusac_env.claims.claim`); True when one was made."""
     cdef int n = g.n, a = g.active, cur = g.current
@@ -660,7 +714,7 @@ cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
         if not (g.seats[s].win >> a) & 1:
             continue
         idx = ts_win_meld(g, s, a)
-        ts_event(g, EV_CLAIM, s, CL_WIN, a)
+        ts_event(g, h, EV_CLAIM, s, CL_WIN, a)
         g.claim_kind = CL_WIN
         g.claim_seat = s
         how = g.active_how
@@ -670,26 +724,26 @@ cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
             ts_drop_khap(g, s, a)
             cards[0] = cards[1] = cards[2] = cards[3] = a
             ts_put_public(g, s, KI_KHUI, cards, 4)
-            ts_meld_event(g, s, KI_KHUI, cards, 4)
+            ts_meld_event(g, h, s, KI_KHUI, cards, 4)
         else:
             if MI_NUSED[a][idx]:
                 ts_remove(g, s, a, idx, 0)
             ts_put_public(g, s, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
-            ts_meld_event(g, s, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
+            ts_meld_event(g, h, s, MI_KIND[a][idx], MI_CARDS[a][idx], MI_NCARDS[a][idx])
         g.active = -1
-        ts_finish_win(g, s, a, how, src)
+        ts_finish_win(g, h, s, a, how, src)
         return True
     for i in range(ns):
         s = seats[i]
         if g.seats[s].private[a] == 3:
-            ts_event(g, EV_CLAIM, s, CL_KHUI, a)
+            ts_event(g, h, EV_CLAIM, s, CL_KHUI, a)
             g.claim_kind = CL_KHUI
             g.claim_seat = s
             ts_remove(g, s, a, KHUI_IDX, g.seats[s].trash)  # a Khap is never trash
             ts_drop_khap(g, s, a)
             cards[0] = cards[1] = cards[2] = cards[3] = a
             ts_put_public(g, s, KI_KHUI, cards, 4)
-            ts_meld_event(g, s, KI_KHUI, cards, 4)
+            ts_meld_event(g, h, s, KI_KHUI, cards, 4)
             ts_to_claimer(g, s)
             return True
     if a % 7 == 0:  # pair priority never takes a king
@@ -704,12 +758,12 @@ cdef bint ts_claim(TSState *g, int exclude) noexcept nogil:
         after = trash + COMP_TRASH[k][code - 2 * PLACE[a]] - COMP_TRASH[k][code]
         if after > trash or (trash == 2 and ts_is_waiting(g, s)):
             return False  # only one seat can hold a pair of the type
-        ts_event(g, EV_CLAIM, s, CL_PAIR, a)
+        ts_event(g, h, EV_CLAIM, s, CL_PAIR, a)
         g.claim_kind = CL_PAIR
         g.claim_seat = s
         ts_remove(g, s, a, TRIPLE_IDX, after)
         ts_put_public(g, s, MI_KIND[a][TRIPLE_IDX], MI_CARDS[a][TRIPLE_IDX], MI_NCARDS[a][TRIPLE_IDX])
-        ts_meld_event(g, s, MI_KIND[a][TRIPLE_IDX], MI_CARDS[a][TRIPLE_IDX], MI_NCARDS[a][TRIPLE_IDX])
+        ts_meld_event(g, h, s, MI_KIND[a][TRIPLE_IDX], MI_CARDS[a][TRIPLE_IDX], MI_NCARDS[a][TRIPLE_IDX])
         ts_to_claimer(g, s)
         return True
     return False
@@ -747,7 +801,7 @@ cdef int ts_legal_list(TSState *g, int *out) noexcept nogil:
 
 # ---------------------------------------------------------------- game end (as tusac_env.scoring)
 
-cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexcept nogil:
+cdef void ts_finish_win(TSState *g, unsigned int *h, int seat, int card, int how, int src) noexcept nogil:
     """End the game with ``seat`` winning on ``card`` (-1 for a dealt hand) and pay everyone,
     as :func:`tusac_env.scoring.finish_win` (``tests/tusac/test_engine.py`` compares the two)."""
     cdef int n = g.n, x, y, k, loser, quans, khuis, khaps, total
@@ -767,7 +821,7 @@ cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexce
     g.value = total
     doubled = g.seats[seat].kind_counts[KI_QUAN] > 0 or g.seats[seat].kind_counts[KI_KHUI] > 0
     g.amount = (3 + total) * 2 + 10 if doubled else (3 + total) + 10
-    e = ts_event(g, EV_WIN, seat, card, g.value)
+    e = ts_event(g, h, EV_WIN, seat, card, g.value)
     if e != NULL:
         e.c = g.amount
     penalized = g.penalty_rule and card >= 0 and how == BY_DISCARD and not g.discard_worst
@@ -780,7 +834,7 @@ cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexce
                 ts_pay(g, loser, seat, g.amount, PAY_WIN, -1)
     if penalized:
         g.penalized = src
-        ts_event(g, EV_PENALTY, src, g.amount * (n - 1), 0)
+        ts_event(g, h, EV_PENALTY, src, g.amount * (n - 1), 0)
     for x in range(n):
         if x == seat:
             continue
@@ -801,7 +855,7 @@ cdef void ts_finish_win(TSState *g, int seat, int card, int how, int src) noexce
     for k in range(g.npay):
         net[g.pays[k].payer] -= g.pays[k].amount
         net[g.pays[k].payee] += g.pays[k].amount
-        e = ts_event(g, EV_PAY, g.pays[k].payer, g.pays[k].payee, g.pays[k].amount)
+        e = ts_event(g, h, EV_PAY, g.pays[k].payer, g.pays[k].payee, g.pays[k].amount)
         if e != NULL:
             e.c = g.pays[k].reason
             e.d = g.pays[k].loser
@@ -824,11 +878,11 @@ cdef void ts_pay(TSState *g, int payer, int payee, int amount, int reason, int l
     p.loser = <signed char>loser
 
 
-cdef void ts_finish_draw(TSState *g) noexcept nogil:
+cdef void ts_finish_draw(TSState *g, unsigned int *h) noexcept nogil:
     """End the game drawn: no payments (:func:`tusac_env.scoring.finish_draw`)."""
     cdef int x
     g.result = RES_DRAW
-    ts_event(g, EV_DRAW, -1, g.draw_len, 0)
+    ts_event(g, h, EV_DRAW, -1, g.draw_len, 0)
     g.npay = 0
     for x in range(g.n):
         g.returns[x] = 0.0
@@ -844,27 +898,31 @@ cdef void ts_end(TSState *g) noexcept nogil:
 
 # ---------------------------------------------------------------- deal, observation
 
-cdef void ts_deal(TSState *g, sg_pcg64 *rng) noexcept nogil:
+cdef void ts_deal(TSState *g, sg_pcg64 *rng, unsigned int *h) noexcept nogil:
     """Shuffle and deal a new game: the state ``game.new_state(np.random.default_rng(seed))``
     makes when ``rng`` is ``PCG64(seed)`` (:func:`tusac_env.flow.deal`'s draws: ``integers(n)``
-    for a random first player, then the shuffle of the 112 card types)."""
+    for a random first player, then the shuffle of the 112 card types); the ring ``h`` (unless
+    NULL) restarts with the deal's rows."""
     cdef int j, first
     cdef signed char deck[112]
     first = <int>sg_lemire(sg_pcg64_next32_v, rng, g.n) if g.first_player < 0 else g.first_player
     for j in range(112):
         deck[j] = <signed char>(j // 4)
     sg_shuffle_schar(rng, deck, 112)
-    ts_deal_cards(g, first, deck)
+    ts_deal_cards(g, first, deck, h)
 
 
-cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept nogil:
+cdef void ts_deal_cards(TSState *g, int first, const signed char *deck, unsigned int *h) noexcept nogil:
     """Deal the shuffled card types ``deck`` (112) with ``first`` dealt 21 cards and to act
-    (:func:`tusac_env.flow.deal` after its draws, and :func:`tusac_env.flow.start`)."""
+    (:func:`tusac_env.flow.deal` after its draws, and :func:`tusac_env.flow.start`); the ring
+    ``h`` (unless NULL) emptied, then given the deal's rows."""
     cdef int n = g.n, s, t, i, j, seat, dealt
     cdef int order[MAXSEAT]
     cdef int cards[4]
     g.first = first
     g.nev = 0
+    if h != NULL:
+        sg_history_reset(h, TS_HLEN, n)
     for i in range(n):
         order[i] = (first + i) % n
     g.npub = 0
@@ -901,7 +959,7 @@ cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept
     g.claim_seat = -1
     # tusac_env.flow.start: deal sizes, Quans, Khap counts
     for i in range(n):
-        ts_event(g, EV_DEAL, order[i], FIRST_DEAL if i == 0 else HAND_SIZE, 0)
+        ts_event(g, h, EV_DEAL, order[i], FIRST_DEAL if i == 0 else HAND_SIZE, 0)
     for i in range(n):
         seat = order[i]
         for t in range(NT):
@@ -909,17 +967,17 @@ cdef void ts_deal_cards(TSState *g, int first, const signed char *deck) noexcept
                 g.seats[seat].private[t] = 0
                 cards[0] = cards[1] = cards[2] = cards[3] = t
                 ts_put_public(g, seat, KI_QUAN, cards, 4)
-                ts_event(g, EV_QUAN, seat, t, 0)
+                ts_event(g, h, EV_QUAN, seat, t, 0)
     for s in range(n):
         ts_init_seat(g, s)
     ts_union(g)
     for i in range(n):
-        ts_event(g, EV_KHAPS, order[i], popcount32(g.seats[order[i]].khaps), 0)
+        ts_event(g, h, EV_KHAPS, order[i], popcount32(g.seats[order[i]].khaps), 0)
     g.worst_ok = False
     g.current = first
     g.phase = PH_DISCARD
     if g.seats[first].trash == 0:
-        ts_finish_win(g, first, -1, 0, -1)
+        ts_finish_win(g, h, first, -1, 0, -1)
 
 
 cdef void ts_choice(sg_next32_fn next32, void *st, int pop, int k, int *idx) noexcept nogil:
@@ -1164,6 +1222,19 @@ def _fill_structure_layouts():
 
 
 _fill_structure_layouts()
+for _n in (2, 3, 4):
+    assert _hist_py.make_history_spec(_n).size == LAYOUT[_n].size + 4 * TS_HLEN + 1
+
+
+cdef int ts_history_size(int n) noexcept nogil:
+    """Bytes of the history vector of ``n`` players (the cards vector and the event block)."""
+    return LAYOUT[n].size + 4 * TS_HLEN + 1
+
+
+cdef void ts_history(const unsigned int *h, int n, int seat, unsigned char *out) noexcept nogil:
+    """``seat``'s event block of the ring ``h`` (``n`` players) into ``out``, the bytes after the
+    cards vector (:func:`tusac_env.history.history_bytes`; the engine's and the batch's writer)."""
+    sg_history_block(h, TS_HLEN, seat, <signed char *> out)
 
 
 cdef int ts_structure_size(int n) noexcept nogil:
@@ -1464,7 +1535,10 @@ cdef class Engine:
         self.config = game.config
         ts_setup(&self.st, game.config, &self.rec)
         self.structure = game.obs == "structure"
-        self.obs_dims[0] = ts_structure_size(self.st.n) if self.structure else self.st.obs_size
+        self.history = game.obs == "history"
+        sg_history_reset(self.hist, TS_HLEN, self.st.n)
+        self.obs_dims[0] = (ts_structure_size(self.st.n) if self.structure else
+                            ts_history_size(self.st.n) if self.history else self.st.obs_size)
         assert self.obs_dims[0] == game.obs_spec.size
         self.feat_dims[0] = NUM_ACTIONS
         self.feat_dims[1] = ALAYOUT.size
@@ -1540,6 +1614,10 @@ cdef class Engine:
         g.claim_kind = _CLAIM_NAMES.index(kind) if who >= 0 else -1
         # (meld events hold a list: copied, so nothing of the state is shared)
         self.events = [tuple([list(x) if type(x) is list else x for x in e]) for e in state.events]
+        if self.history:  # the ring from the loaded record: observe() shows what the rules layer does
+            sg_history_reset(self.hist, TS_HLEN, g.n)
+            for row in _hist_py.history_rows(self.events):
+                sg_history_add(self.hist, TS_HLEN, g.n, sg_event(row[0], row[1], row[2], row[3]))
         ts_rebuild(g)
 
     def deal(self, rng):
@@ -1559,7 +1637,7 @@ cdef class Engine:
         self.result = ""
         self.payments = []
         self.returns = []
-        ts_deal_cards(&self.st, first, deck)
+        ts_deal_cards(&self.st, first, deck, self._ring())
         self._flush()
 
     def redeal(self, seat, rng):
@@ -1621,6 +1699,8 @@ cdef class Engine:
         ts_observe(&self.st, seat, <unsigned char *>cnp.PyArray_DATA(arr))
         if self.structure:
             ts_structure(&self.st, seat, <unsigned char *>cnp.PyArray_DATA(arr))
+        elif self.history:
+            ts_history(self.hist, n, seat, <unsigned char *>cnp.PyArray_DATA(arr) + self.st.obs_size)
         return arr
 
     def action_features(self, int seat):
@@ -1655,7 +1735,7 @@ cdef class Engine:
 
     cdef object _step(self, int action):
         """Play a legal ``action`` in C, then bring the Python record up to date."""
-        cdef int over = ts_apply(&self.st, action)
+        cdef int over = ts_apply(&self.st, action, self._ring())
         self._flush()
         return tuple(self.returns) if over else None
 
@@ -1674,6 +1754,10 @@ cdef class Engine:
             self.payments = [[g.pays[i].payer, g.pays[i].payee, g.pays[i].amount,
                               _pay_reason(g.pays[i].reason, g.pays[i].loser)] for i in range(g.npay)]
             self.returns = [g.returns[i] for i in range(g.n)]
+
+    cdef unsigned int *_ring(self) noexcept:
+        """The ring the steps push to: the engine's in the history mode, else none."""
+        return self.hist if self.history else NULL
 
     cdef void _end_fields(self, st) except *:
         """Copy the game-end fields (winner, result, winning card, value, amount, penalty)

@@ -31,7 +31,7 @@ cdef int _legal(void *st, const void *cfg, int *out) noexcept nogil:
 cdef void _apply(void *st, const void *cfg, int action, double *gain) noexcept nogil:
     cdef TSState *s = <TSState *> st
     cdef int p
-    if ts_apply(s, action):
+    if ts_apply(s, action, NULL):  # (a search copy keeps no history)
         for p in range(s.n):   # Tu Sac pays only at the game's end
             gain[p] += s.returns[p]
 

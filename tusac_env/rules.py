@@ -31,6 +31,7 @@ from setgames.game import Game
 from setgames.obs import DEFAULT_OBS, check_obs
 from setgames.validate import StateError, check_list, legal_actions_consistent
 from tusac_env import flow
+from tusac_env.history import history_bytes, make_history_spec
 from tusac_env.layout import LAYOUT
 from tusac_env.melds import rebuild_caches, unseen_counts
 from tusac_env.observation import Observer, make_obs_spec
@@ -64,8 +65,10 @@ class TuSacGame(Game[TuSacState]):
         penalty_rule: apply the penalty rule (default True).
         first_player: seat dealt 21 cards, or ``"random"`` (drawn from the seed).
         reward_scale: factor on the net payments, finite, in [1e-6, 1e6] (default 1.0).
-        obs: the observation mode, ``"cards"`` (default) or ``"structure"`` (the cards vector
-            followed by :mod:`tusac_env.structure`'s block); anything else is a ``ValueError``.
+        obs: the observation mode, ``"cards"`` (default), ``"structure"`` (the cards vector
+            followed by :mod:`tusac_env.structure`'s block) or ``"history"`` (the cards vector
+            followed by the public record as event rows, :mod:`tusac_env.history`); anything
+            else is a ``ValueError``.
 
     >>> game = TuSacGame(num_players=2)
     >>> from setgames.game import rng_from_seed
@@ -86,7 +89,8 @@ class TuSacGame(Game[TuSacState]):
         # (the player count checked first: the modes' specs depend on it)
         self.num_players = num_players = TuSacConfig(num_players).num_players
         cards = make_obs_spec(num_players)
-        self.obs_specs = {"cards": cards, "structure": make_structure_spec(num_players)}
+        self.obs_specs = {"cards": cards, "structure": make_structure_spec(num_players),
+                          "history": make_history_spec(num_players)}
         self.config = TuSacConfig(num_players, penalty_rule, first_player, reward_scale,
                                   check_obs(obs, tuple(self.obs_specs)))
         self.layout = LAYOUT
@@ -101,6 +105,8 @@ class TuSacGame(Game[TuSacState]):
         self._observe = self._observer.observe
         if self.obs == "structure":  # the cards vector and the structure block after it
             self._observe = make_structure_observe(self._observe)
+        elif self.obs == "history":  # the cards vector and the event rows after it
+            self._observe = _history_observe(self._observe)
         self.observe = self._observe  # type: ignore[method-assign]
         self.legal_actions = flow.legal_actions  # type: ignore[method-assign]
         self.current_seat = _CURRENT  # type: ignore[method-assign]
@@ -167,7 +173,10 @@ class TuSacGame(Game[TuSacState]):
         return tuple(state.returns)
 
     def observe(self, state: TuSacState, seat: int) -> np.ndarray:
-        """``seat``'s int8 observation in the game's mode (see ``tusac_env/README.md``)."""
+        """``seat``'s int8 observation in the game's mode (see ``tusac_env/README.md``): the
+        cards vector, then in the ``structure`` mode the structure block
+        (:mod:`tusac_env.structure`), in the ``history`` mode the event rows
+        (:mod:`tusac_env.history`)."""
         return self._observe(state, seat)
 
     def action_features(self, state: TuSacState, seat: int) -> np.ndarray:
@@ -342,6 +351,18 @@ class TuSacGame(Game[TuSacState]):
 
 _CACHES = ("_trash", "_khaps", "_sizes", "_codes", "_ctrash", "_disc", "_high", "_win", "_hot",
            "_hot_any", "_pub_counts", "_kind_counts", "_exposed", "_obs")
+
+
+def _history_observe(cards_observe):
+    """``observe(state, seat)`` of the ``history`` mode: ``cards_observe``'s vector, then the
+    block of :func:`tusac_env.history.history_bytes`."""
+
+    def observe(state: TuSacState, seat: int) -> np.ndarray:
+        """``seat``'s history observation (a new int8 array)."""
+        cards = cards_observe(state, seat)  # (checks the seat)
+        return np.concatenate([cards, np.frombuffer(history_bytes(state, seat), np.int8)])
+
+    return observe
 
 
 def _plain_fields(data: dict[str, Any]) -> dict[str, Any]:

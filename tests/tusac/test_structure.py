@@ -52,8 +52,9 @@ def _four(game: TuSacGame, seat0: str, seat1: str = "", draw: str = ""):
 
 
 def test_unknown_mode_is_refused_naming_the_modes():
-    with pytest.raises(ValueError, match=r"'cards', 'structure'"):
-        TuSacGame(obs="history")
+    for bad in ("pixels", "History", None, 1):
+        with pytest.raises(ValueError, match=r"'cards', 'structure', 'history'"):
+            TuSacGame(obs=bad)
 
 
 def test_cards_mode_is_the_default_and_structure_extends_it():
@@ -260,6 +261,7 @@ def test_the_readme_tables_are_the_specs():
     readme = Path(__file__).resolve().parents[2] / "tusac_env" / "README.md"
     game = TuSacGame(num_players=4)
     game.obs_specs["structure"].check_readme(readme, *mode_markers("structure"))
+    game.obs_specs["history"].check_readme(readme, *mode_markers("history"))
     game.action_spec.check_readme(readme, ACTION_FEATURES_BEGIN, ACTION_FEATURES_END)
     game.obs_spec.check_readme(readme)  # (the cards table keeps its plain markers)
     assert not sync_readme("tusac", check=True)
