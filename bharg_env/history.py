@@ -43,12 +43,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bharg_env.rules import OBS_SPEC
 from setgames.cards import NUM_DECKTET
 from setgames.history import Row, history_block, history_features
-from setgames.spec import ObsSpec
 
-__all__ = ["HISTORY_FEATURES", "HISTORY_KINDS", "HISTORY_LENGTH", "HISTORY_SPEC", "history_bytes",
+__all__ = ["HISTORY_FEATURES", "HISTORY_KINDS", "HISTORY_LENGTH", "history_bytes",
            "history_rows"]
 
 HISTORY_KINDS = ("deal", "ace_pile", "start_discard", "draw", "take", "discard", "reshuffle", "win",
@@ -64,7 +62,6 @@ HISTORY_FEATURES = history_features(
     "deal: the round number; reshuffle: the cards shuffled into the deck; win: the points "
     f"scored; turn_limit: the round number (each capped at {ARG_CAP}); 0 for every other kind",
     arg_high=ARG_CAP)
-HISTORY_SPEC = ObsSpec([*OBS_SPEC.features, *HISTORY_FEATURES])
 """The ``history`` mode: :data:`bharg_env.rules.OBS_SPEC`'s cards vector, then the rows."""
 
 

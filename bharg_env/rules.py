@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from bharg_env.history import HISTORY_FEATURES, history_bytes
 from bharg_env.structure import ACTION_FEATURES, STRUCTURE_FEATURES, structure_block
 from bharg_env.structure import action_features as _action_features
 from bharg_env.validate import validate_state
@@ -251,6 +252,7 @@ OBS_SPEC = ObsSpec([
     Feature("turns_left", (), 127, "turns left before the round ends as a draw, capped at 127"),
 ])
 STRUCTURE_OBS_SPEC = ObsSpec([*OBS_SPEC.features, *STRUCTURE_FEATURES])
+HISTORY_SPEC = ObsSpec([*OBS_SPEC.features, *HISTORY_FEATURES])  # the history mode's (bharg_env.history)
 """The ``structure`` mode: :data:`OBS_SPEC`'s cards vector, then the set core's reading
 (:mod:`bharg_env.structure`)."""
 ACTION_SPEC = ObsSpec(ACTION_FEATURES)
@@ -353,9 +355,6 @@ class BhargGame(Game[BhargState]):
         self.hand_size = HAND_SIZES[num_players]
         self.deck_cards = self.config.deck()
         self.layout = make_layout()
-        # bharg_env.history builds its spec on this module's OBS_SPEC: imported here, once loaded
-        from bharg_env.history import HISTORY_SPEC, history_bytes
-
         self.obs_specs = {"cards": OBS_SPEC, "structure": STRUCTURE_OBS_SPEC, "history": HISTORY_SPEC}
         self.obs_spec = self.obs_specs[cfg.obs]
         self.action_spec = ACTION_SPEC

@@ -17,8 +17,9 @@ per card). The block keeps the last ``length`` rows, the newest first, as four c
 Only what every seat saw goes in: a game maps a private event (a card dealt or drawn face
 down) to no row, or to a row whose card is 0. The columns are apart so that each has its
 range in the spec's table; :func:`event_rows` gives the ``(..., length, 4)`` view a sequence
-model reads. The compiled batches write the same bytes from a ring of packed rows
-(``setgames/_history.pxd``); this module is the reference they are held to.
+model reads. The compiled engines and batches write the same bytes from a record of byte
+columns their steps push to (``setgames/_history.pxd``); this module is the reference they are
+held to.
 
 >>> rows = [(1, 0, 5, 0), (2, 1, -1, 3)]       # oldest first: seat 0 showed card 5, seat 1 did kind 2
 >>> block = history_block(rows, length=3, observer=1, num_seats=2)
@@ -61,7 +62,7 @@ def history_features(length: int, kinds: Sequence[str], num_seats: int, num_card
                 "per event: its card's id + 1; 0 for no card or a face-down one"),
         Feature("event_arg", (length,), arg_high, f"per event: {arg_doc}", low=arg_low),
         Feature("event_count", (), COUNT_CAP,
-                f"events so far (capped at {COUNT_CAP}); above {length} the oldest have scrolled off"),
+                f"rows so far (capped at {COUNT_CAP}); above {length} the oldest have scrolled off"),
     )
 
 

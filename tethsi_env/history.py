@@ -39,7 +39,7 @@ from setgames.cards import NUM_STANDARD
 from setgames.history import Row, history_block, history_features
 from setgames.kernels.tethsi import KIND_NAMES
 from setgames.spec import ObsSpec
-from tethsi_env.layout import OBS_SPEC
+from tethsi_env.layout import OBS_SPEC, REASON_EMPTY_PILE, REASON_THIRD_SET
 
 __all__ = ["HISTORY_FEATURES", "HISTORY_KINDS", "HISTORY_LENGTH", "HISTORY_SPEC", "history_bytes",
            "history_events", "history_rows"]
@@ -86,8 +86,6 @@ def history_rows(events: Sequence[tuple]) -> list[Row]:
 def history_events(rows: Sequence[Row]) -> list[tuple]:
     """The record :func:`history_rows` made ``rows`` from (its inverse, so that a batch slot's
     ring gives its state's ``events`` back; the end reasons are the rules layer's)."""
-    from tethsi_env.rules import REASON_EMPTY_PILE, REASON_THIRD_SET
-
     out: list[tuple] = []
     i = 0
     while i < len(rows):

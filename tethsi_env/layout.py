@@ -40,6 +40,8 @@ __all__ = [
     "PAIR_OF_ACTION",
     "PILE_SIZE",
     "PLAY_START",
+    "REASON_EMPTY_PILE",
+    "REASON_THIRD_SET",
     "SET_PARTNERS",
     "SET_PARTNERS_ABOVE",
     "SET_START",
@@ -49,6 +51,11 @@ __all__ = [
     "mask_bytes",
     "play_actions",
 ]
+
+# Why a game ended, as the rules layer's state and record say it (here, below the rules layer,
+# so that the history rows can be turned back into the record without importing it).
+REASON_THIRD_SET = "third set: hand emptied"
+REASON_EMPTY_PILE = "draw pile empty at the reveal"
 
 HAND_SIZE = 8  # cards dealt to each player
 CENTER_SIZE = 2  # cards face up in the center at the start of a turn

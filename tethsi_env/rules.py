@@ -59,6 +59,8 @@ from tethsi_env.layout import (
     OBS_SPEC,
     PAIR_ACTION,
     PLAY_START,
+    REASON_EMPTY_PILE,
+    REASON_THIRD_SET,
     SET_FIRST_MASK,
     SET_PARTNERS_ABOVE,
     TAKE,
@@ -76,8 +78,6 @@ __all__ = ["FIRST_PLAYER_CHOICES", "REASON_EMPTY_PILE", "REASON_THIRD_SET", "Tet
            "TetHsiGame", "TetHsiState", "observation_bytes"]
 
 FIRST_PLAYER_CHOICES = (0, 1, "random")
-REASON_THIRD_SET = "third set: hand emptied"
-REASON_EMPTY_PILE = "draw pile empty at the reveal"
 
 # Plain-int copies of the enums: the hot path compares ints, not IntEnum members.
 _DISCARD, _CHOOSE, _PLAY, _OVER = (int(p) for p in Phase)

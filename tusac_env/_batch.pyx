@@ -149,6 +149,8 @@ cdef inline void _ahead(Ctx *c, Py_ssize_t j, int64_t hi) noexcept nogil:
         sg_prefetch(&c.st[j], c.hot_bytes)
         sg_prefetch(c.obs + j * c.obs_n, c.obs_n)
         sg_prefetch(c.mask + j * c.n_act, c.n_act)
+        if c.hist != NULL:  # its history record, read and pushed to (history mode: 1.65x -> 1.5x)
+            sg_prefetch(_ring(c, j), c.hwords * sizeof(unsigned int))
 
 
 cdef inline bint _over(TSState *s) noexcept nogil:

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bharg_env.history import HISTORY_LENGTH, HISTORY_SPEC, history_rows
-from bharg_env.rules import DISCARD0, DRAW_DECK, OBS_SPEC, TAKE_DISCARD, BhargGame
+from bharg_env.history import HISTORY_LENGTH, history_rows
+from bharg_env.rules import DISCARD0, DRAW_DECK, HISTORY_SPEC, OBS_SPEC, TAKE_DISCARD, BhargGame
 from setgames.batch import make_batch
 from setgames.game import rng_from_seed
 from setgames.history import event_rows
 from tests.bharg import test_batch
 from tests.bharg.helpers import cards, make_state
 
-# The kinds' codes as the README's table gives them (bharg_env/README.md, "The history mode").
+# The kinds' codes as the README's table gives them (bharg_env/README.md, "Observation", its history mode).
 DEAL, ACE_PILE, START, DRAW, TAKE, DISCARD, RESHUFFLE, WIN, LIMIT = range(1, 10)
 CONFIGS = test_batch.CONFIGS
 L = HISTORY_LENGTH

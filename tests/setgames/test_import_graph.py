@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cards and kernels", ("setgames._version", "setgames._seedhash", "setgames.bits", "setgames.cards",
                            "setgames.checks", "setgames.kernels", "setgames.registry", "{game}.descriptor")),
     ("the rules' core", ("setgames.actions", "setgames.spec", "setgames.seeding", "setgames.validate",
-                         "setgames.obs", "setgames.game")),
+                         "setgames.obs", "setgames.history", "setgames.game")),
     ("engine and search core", ("setgames.engine", "setgames.search", "setgames.testing")),
     ("records and pictures", ("setgames.records", "setgames.draw")),
     ("a game's rules", ("{game}",)),
