@@ -255,6 +255,7 @@ def test_next_step_autoreset_restarts_the_history(rules_twins):
     assert rules_twins({"max_turns": 20, "obs": "history"}, num_envs=6, steps=120, autoreset="next_step") > 5
 
 
+@pytest.mark.long  # two threads over hundreds of slots: CI's long run
 def test_two_threads_observe_the_rules_layers_history():
     # the engine-backed twins (held to the rules layer above): 520 slots reach the second thread
     assert test_batch._lockstep({"num_players": 3, "max_turns": 20, "obs": "history"}, "random", "rotate",

@@ -224,6 +224,7 @@ def test_batch_next_step_autoreset_history_equals_the_rules_layer(rules_twins):
     assert rules_twins(1, num_envs=12, steps=300, autoreset="next_step", obs="history") > 50
 
 
+@pytest.mark.long  # two threads over hundreds of slots: CI's long run
 def test_batch_on_two_threads_equals_the_rules_layer(rules_twins):
     ended = rules_twins("random", "random", "rotate", num_envs=520, steps=40, num_threads=2, obs="history")
     assert ended > 100

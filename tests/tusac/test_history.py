@@ -334,6 +334,7 @@ def test_batch_next_step_autoreset_history_equals_the_rules_layer(rules_twins):
     assert rules_twins(CONFIGS[3], num_envs=8, steps=250, autoreset="next_step") > 10
 
 
+@pytest.mark.long  # two threads over hundreds of slots: CI's long run
 def test_batch_on_two_threads_equals_the_rules_layer(rules_twins):
     assert rules_twins(CONFIGS[0], "random", "rotate", num_envs=520, steps=25, num_threads=2) > 50
 
