@@ -171,7 +171,7 @@ cdef inline void _observe(Ctx *c, Py_ssize_t i, int seat, signed char *row) noex
     if c.structure:  # (the cards mode does no more than before)
         ts_structure(s, seat, <unsigned char *> row)
     elif c.hist != NULL:
-        ts_history(_ring(c, i), c.np, seat, <unsigned char *> (row + c.cards_n))
+        ts_history(_ring(c, i), seat, <unsigned char *> (row + c.cards_n))
 
 
 cdef void _write(Ctx *c, Py_ssize_t i) noexcept nogil:

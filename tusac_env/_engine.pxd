@@ -141,7 +141,7 @@ cdef int ts_legal_list(TSState *g, int *out) noexcept nogil
 cdef int ts_apply(TSState *g, int action, unsigned int *h) noexcept nogil
 cdef void ts_observe(TSState *g, int seat, unsigned char *out) noexcept nogil
 cdef int ts_history_size(int n) noexcept nogil
-cdef void ts_history(const unsigned int *h, int n, int seat, unsigned char *out) noexcept nogil
+cdef void ts_history(const unsigned int *h, int seat, unsigned char *out) noexcept nogil
 cdef unsigned long long ts_fill_mask(TSState *g, char *m) noexcept nogil
 cdef int ts_structure_size(int n) noexcept nogil
 cdef void ts_structure(TSState *g, int seat, unsigned char *b) noexcept nogil

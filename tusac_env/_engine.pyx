@@ -1231,8 +1231,8 @@ cdef int ts_history_size(int n) noexcept nogil:
     return LAYOUT[n].size + 4 * TS_HLEN + 1
 
 
-cdef void ts_history(const unsigned int *h, int n, int seat, unsigned char *out) noexcept nogil:
-    """``seat``'s event block of the ring ``h`` (``n`` players) into ``out``, the bytes after the
+cdef void ts_history(const unsigned int *h, int seat, unsigned char *out) noexcept nogil:
+    """``seat``'s event block of the ring ``h`` into ``out``, the bytes after the
     cards vector (:func:`tusac_env.history.history_bytes`; the engine's and the batch's writer)."""
     sg_history_block(h, TS_HLEN, seat, <signed char *> out)
 
@@ -1700,7 +1700,7 @@ cdef class Engine:
         if self.structure:
             ts_structure(&self.st, seat, <unsigned char *>cnp.PyArray_DATA(arr))
         elif self.history:
-            ts_history(self.hist, n, seat, <unsigned char *>cnp.PyArray_DATA(arr) + self.st.obs_size)
+            ts_history(self.hist, seat, <unsigned char *>cnp.PyArray_DATA(arr) + self.st.obs_size)
         return arr
 
     def action_features(self, int seat):

@@ -13,14 +13,13 @@ import pytest
 
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
-from setgames.history import event_rows, history_block
+from setgames.history import event_rows
 from tests.tethsi.positions import c, position
 from tethsi_env.greedy import GreedyTetHsiBot
 from tethsi_env.history import (
     HISTORY_KINDS,
     HISTORY_LENGTH,
     HISTORY_SPEC,
-    history_bytes,
     history_events,
     history_rows,
 )
@@ -307,9 +306,3 @@ def test_the_history_env_passes_the_pettingzoo_tests_and_stays_in_its_box():
                 legal = np.flatnonzero(obs["action_mask"])
                 e.step(None if term or trunc else int(legal[seed % len(legal)]))
 
-
-def test_history_bytes_is_the_shared_block_of_the_rows():
-    game = TetHsiGame(obs="history")
-    state, script = scripted_win()
-    play_script(game, state, script)
-    assert history_bytes(state, 1) == history_block(history_rows(state.events), L, 1, 2)
