@@ -29,9 +29,21 @@ __all__ = [
     "game_fingerprint",
     "global_rng_untouched",
     "play_env_randomly",
+    "play_labels",
     "play_random_game",
     "walk_positions",
 ]
+
+
+def play_labels(game: Game, state: Any, labels: list[str], engine: Any = None) -> None:
+    """Play the actions named by ``labels`` (``game.str_to_action``) on ``state``, each checked
+    legal first, and on ``engine`` too when given (a scripted game of a test)."""
+    for label in labels:
+        a = game.str_to_action(label)
+        assert a in game.legal_actions(state), (label, game.legal_actions(state))
+        game.apply(state, a)
+        if engine is not None:
+            engine.apply(a)
 
 
 def play_random_game(game: Game, seed: int, policy_seed: int | None = None,

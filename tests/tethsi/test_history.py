@@ -14,6 +14,7 @@ import pytest
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
 from setgames.history import event_rows
+from setgames.testing import play_labels
 from tests.tethsi.positions import c, position
 from tethsi_env.greedy import GreedyTetHsiBot
 from tethsi_env.history import (
@@ -56,15 +57,6 @@ def scripted_win():
     return s, script
 
 
-def play_script(game, state, script, engine=None):
-    for label in script:
-        a = game.str_to_action(label)
-        assert a in game.legal_actions(state), label
-        game.apply(state, a)
-        if engine is not None:
-            engine.apply(a)
-
-
 def random_states(game, seeds, greedy=False):
     """Every state along games of ``seeds`` (random play, or greedy bots)."""
     for seed in seeds:
@@ -87,7 +79,7 @@ def test_a_scripted_winning_game_has_the_rows_the_rules_give():
     # empties its hand: a win, no play, no reveal (rules choice 13).
     game = TetHsiGame(obs="history")
     state, script = scripted_win()
-    play_script(game, state, script)
+    play_labels(game, state, script)
     cave, merchant, savage, ace = c("7VY"), c("9LK"), c("3LY"), c("AM")
     mountain, diplomat = c("4MS"), c("8MS")
     want = [(1, 0, cave, 0), (2, 0, merchant, 0), (5, 0, merchant, 0), (6, 0, savage, 0),
@@ -106,7 +98,7 @@ def test_a_scripted_tie_ends_with_a_tie_row_and_no_reveal():
     # The pile is empty at seat 0's reveal: a tie (rules choice 5), the last row, no card.
     game = TetHsiGame(obs="history")
     state = position(["4MS", "8MS"], ["5ML"], ["9LK", "7VY"], pile=[])
-    play_script(game, state, ["discard Merchant", "nothing"])
+    play_labels(game, state, ["discard Merchant", "nothing"])
     assert history_rows(state.events) == [(1, 0, c("9LK"), 0), (3, 0, c("7VY"), 0), (8, 0, -1, 0)]
     assert block_rows(game.observe(state, 0))[0] == (8, 1, 0, 0)
 

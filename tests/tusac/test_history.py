@@ -14,6 +14,7 @@ import pytest
 from setgames.engine import engine_class
 from setgames.game import rng_from_seed
 from setgames.history import event_rows, history_block
+from setgames.testing import play_labels
 from tests.tusac.helpers import hand, pile, rest_of_deck, ttype
 from tusac_env.greedy import GreedyTuSacBot
 from tusac_env.history import HISTORY_KINDS, HISTORY_LENGTH, history_bytes, history_rows, make_history_spec
@@ -42,16 +43,6 @@ def block_rows(game: TuSacGame, obs: np.ndarray) -> list[tuple[int, int, int, in
     """The non-padding rows of a history observation (newest first) as (kind, seat, card, arg) codes."""
     cards = game.obs_specs["cards"].size
     return [tuple(r) for r in event_rows(obs[cards:], L).tolist() if r[0]]
-
-
-def play(game, state, labels, engine=None):
-    """Play the actions named by ``labels`` (each checked legal), on ``engine`` too when given."""
-    for label in labels:
-        a = game.str_to_action(label)
-        assert a in game.legal_actions(state), (label, game.legal_actions(state))
-        game.apply(state, a)
-        if engine is not None:
-            engine.apply(a)
 
 
 def game_states(game, seeds, greedy=False):
@@ -91,7 +82,7 @@ def test_a_scripted_two_player_game_has_the_rows_the_rules_give():
     # Value: the triple (1) and the king+guard+minister (1), 2 (rules choice 22). No penalty: the
     # winning card was hit, not discarded.
     game, state, script = two_player_script()
-    play(game, state, script)
+    play_labels(game, state, script)
     yN, wN, wR, wC, wG, yP, gP = (ttype(c) for c in ("yN", "wN", "wR", "wC", "wG", "yP", "gP"))
     want = [(DEAL, 0, -1, 6), (DEAL, 1, -1, 4),
             (DISCARD, 0, yN, 0), (HIT, 1, wN, 0), (MELD, 1, wR, 7), (MELD, 1, wC, 7), (MELD, 1, wN, 7),
@@ -116,8 +107,8 @@ def test_a_scripted_three_player_game_shows_a_quan_a_khui_a_meld_and_the_draw():
     private = [hand("rK rG rM gP gP gP gP yN"), hand("yN yN yN wR wC wN wG"), hand("wG wG rP")]
     draw = pile("yK yK yK yM yM yM yG")
     state = game.position(private, draw, first=0, dead=rest_of_deck(private, draw))
-    play(game, state, ["discard yellow knight", "discard white guard", "meld triple", "discard red pawn",
-                       "hit"])
+    play_labels(game, state, ["discard yellow knight", "discard white guard", "meld triple",
+                              "discard red pawn", "hit"])
     gP, yN, wG, rP = ttype("gP"), ttype("yN"), ttype("wG"), ttype("rP")
     want = [(DEAL, 0, -1, 8), (DEAL, 1, -1, 7), (DEAL, 2, -1, 3), (QUAN, 0, gP, 1),
             (DISCARD, 0, yN, 0), (CLAIM, 1, yN, 2), *[(MELD, 1, yN, 2)] * 4,
@@ -142,7 +133,7 @@ def test_a_penalty_row_follows_the_win_on_a_discard_that_was_not_a_worst_card():
     state = game.position([hand("rG gC yP yP"), hand("rK rM wP wP"), hand("gR gN")], pile("wK wK"),
                           first=0, dead=dead)
     assert game.worst_cards(state) == [ttype("gC")]
-    play(game, state, ["discard red guard"])
+    play_labels(game, state, ["discard red guard"])
     rK, rG, rM = ttype("rK"), ttype("rG"), ttype("rM")
     assert history_rows(state.events) == [
         (DEAL, 0, -1, 4), (DEAL, 1, -1, 4), (DEAL, 2, -1, 2), (DISCARD, 0, rG, 0), (CLAIM, 1, rG, 1),
@@ -180,7 +171,7 @@ def test_kinds_and_spec():
 
 def test_history_bytes_is_the_shared_block_of_the_rows():
     game, state, script = two_player_script()
-    play(game, state, script)
+    play_labels(game, state, script)
     assert history_bytes(state, 1) == history_block(history_rows(state.events), L, 1, 2)
 
 
