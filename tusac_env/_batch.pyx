@@ -132,9 +132,12 @@ ctypedef struct Ctx:
 # slot spans more than the CPU's stride prefetchers follow, and at large B it is in no cache.
 cdef enum:
     AHEAD = 16
+    DRAW_AHEAD = 8       # the pile's top line is asked for this many slots ahead (see _ahead_draw)
+    TOP_CARDS = 4        # the pile's cards a step may draw (a hit, then the opponents' hits in it)
     FAR_BYTES = 4 << 20  # slots beyond this many bytes are prefetched (below, the caches hold them)
 cdef TSState _LAYOUT
-# A game of n seats steps in the shared fields and its n seats' (TSState keeps them first).
+# A game of n seats steps in the shared fields and its n seats' (TSState keeps them first),
+# and the pile's top (after the seats).
 cdef size_t SEATS_AT = <size_t> (<char *> &_LAYOUT.seats[0] - <char *> &_LAYOUT)
 
 
@@ -151,6 +154,16 @@ cdef inline void _ahead(Ctx *c, Py_ssize_t j, int64_t hi) noexcept nogil:
         sg_prefetch(c.mask + j * c.n_act, c.n_act)
         if c.hist != NULL:  # its history record, read and pushed to (history mode: 1.65x -> 1.5x)
             sg_prefetch(_ring(c, j), c.hwords * sizeof(unsigned int))
+
+
+cdef inline void _ahead_draw(Ctx *c, Py_ssize_t j, int64_t hi) noexcept nogil:
+    """Prefetch the line of slot ``j``'s draw pile that holds its top cards: ``draw_len`` is read
+    from the header :func:`_ahead` asked for ``AHEAD - DRAW_AHEAD`` slots ago (in cache by now)."""
+    cdef int k
+    if j < hi:
+        k = c.st[j].draw_len
+        if k > 0:
+            sg_prefetch(&c.st[j].draw[k - TOP_CARDS if k > TOP_CARDS else 0], TOP_CARDS)
 
 
 cdef inline bint _over(TSState *s) noexcept nogil:
@@ -322,6 +335,7 @@ cdef void _step_range(void *arg, int64_t lo, int64_t hi) noexcept nogil:
     for i in range(lo, hi):
         if c.far:
             _ahead(c, i + AHEAD, hi)
+            _ahead_draw(c, i + DRAW_AHEAD, hi)
             if i + 2 < hi:
                 sg_prefetch_l1(&c.st[i + 2], c.hot_bytes)
         _step_slot(c, i)

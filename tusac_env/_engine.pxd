@@ -103,8 +103,10 @@ ctypedef struct TSState:
     unsigned char exposed[NT]
     TSRecord *rec                  # the event record, NULL for none (the batch keeps none): here, as
                                    # every event reads it
-    signed char draw[112]
     TSSeat seats[MAXSEAT]
+    # warm: a step reads one card of the pile, its top (draw[draw_len - 1]), so the batch asks for
+    # that line alone rather than the pile's two or three (a 3p slot's step then touches 8 lines, not 9)
+    signed char draw[112]
     # cold: the game's end, the public sets, the config
     double returns[MAXSEAT]
     bint has_returns               # returns hold the game's end (the rules layer's non-empty list)
