@@ -104,8 +104,8 @@ ctypedef struct TSState:
     TSRecord *rec                  # the event record, NULL for none (the batch keeps none): here, as
                                    # every event reads it
     TSSeat seats[MAXSEAT]
-    # warm: a step reads one card of the pile, its top (draw[draw_len - 1]), so the batch asks for
-    # that line alone rather than the pile's two or three (a 3p slot's step then touches 8 lines, not 9)
+    # warm: a step reads only the pile's top cards (draw[draw_len - 1] down), so the batch asks for
+    # their line alone rather than the pile's two or three (a 3p slot's step then touches 8 lines, not 9)
     signed char draw[112]
     # cold: the game's end, the public sets, the config
     double returns[MAXSEAT]
