@@ -14,6 +14,8 @@ Methods (no prior, no teacher, no search, each with its library's defaults but t
   curriculum ``random:0.1,greedy``;
 - ``dmc``: ``setgames train GAME --algo dmc`` (Deep Monte-Carlo over the per-action features and
   the observation of the mode), the same curriculum;
+- ``dmc_attention``: the same with ``--net attention`` (an attention encoder over the event rows
+  before Q), on the ``history`` mode only;
 - ``maskable_ppo``: sb3-contrib's ``MaskablePPO("MlpPolicy", ...)`` with SB3's defaults on the
   batch's SB3 view (:class:`setgames.batch.sb3_vec.BatchVecEnv`, 16 slots, greedy opponents);
   needs the ``sb3`` extra, skipped (said aloud) without it.
@@ -49,7 +51,7 @@ CONFIGS = {"tethsi": ("Tet Hsi", "tethsi", {}), "bharg2": ("Bharg 2p", "bharg", 
            "bharg3": ("Bharg 3p", "bharg", {"num_players": 3}),
            "tusac2": ("Tu Sac 2p", "tusac", {"num_players": 2}),
            "tusac4": ("Tu Sac 4p", "tusac", {"num_players": 4})}
-METHODS = ("ppo", "dmc", "maskable_ppo")
+METHODS = ("ppo", "dmc", "dmc_attention", "maskable_ppo")
 CURRICULUM = "random:0.1,greedy"
 CURVE_POINTS = 5  # evaluations along each run's budget
 MARK = "baselines-table"
@@ -123,7 +125,8 @@ def train_ours(method: str, name: str, config: dict, steps: int, seed: int, out:
         from setgames.learn.dmc import DmcConfig, train_dmc
 
         cfg_d = DmcConfig(game=name, config=config, steps=steps, seed=seed, curriculum=CURRICULUM,
-                          eval_games=curve_games, out=str(out), progress=False)
+                          eval_games=curve_games, out=str(out), progress=False,
+                          net="attention" if method == "dmc_attention" else "mlp")
         cfg_d.eval_every = _eval_points(steps, cfg_d.num_envs * cfg_d.rollout)
         s = train_dmc(cfg_d)
         spec = BotSpec("dmc", "dmc", (("weights", s["weights"]),))
@@ -171,9 +174,11 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                 continue
             cfg = {**config, "obs": mode} if mode != "cards" else dict(config)
             for method in args.methods:
-                if method == "dmc" and make_game(name, **cfg).action_spec is None:
-                    print(f"{label} {mode}: no per-action features; dmc skipped", file=sys.stderr)
+                if method.startswith("dmc") and make_game(name, **cfg).action_spec is None:
+                    print(f"{label} {mode}: no per-action features; {method} skipped", file=sys.stderr)
                     continue
+                if method == "dmc_attention" and mode != "history":
+                    continue  # (the encoder reads the history mode's event rows)
                 if method == "maskable_ppo":
                     try:
                         import sb3_contrib  # noqa: F401

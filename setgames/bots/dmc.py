@@ -10,6 +10,10 @@ observation followed by the row, the last gives one number) and the metadata
 observes in that mode whatever mode the game it plays was made with
 (:func:`setgames.bots.views.in_mode`). :func:`load_dmc` refuses, in one line, a file for another
 game, game version, observation or row size or action count.
+
+A network trained with ``--net attention`` (format 2) reads the ``history`` mode's observation
+through an attention encoder over its event rows first (:mod:`setgames.bots.event_encoder`: the
+``enc_*`` arrays and ``enc_layout``); the first layer then reads the encoded observation.
 """
 
 from __future__ import annotations
@@ -22,14 +26,19 @@ import numpy as np
 
 from setgames import registry
 from setgames.bots.base import Bot
+from setgames.bots.event_encoder import ARRAYS as ENCODER_ARRAYS
+from setgames.bots.event_encoder import EventAttentionNp, EventLayout, event_layout
 from setgames.bots.ppo import WeightsError, _Bad, _floats, _read_npz, _scalar, save_weights
 from setgames.bots.views import game_obs, in_mode
 from setgames.game import Game
 from setgames.obs import DEFAULT_OBS
 
-__all__ = ["DMC_FORMAT", "META_KEYS", "DmcBot", "DmcPolicy", "load_dmc"]
+__all__ = ["DMC_FORMAT", "DMC_FORMATS", "META_KEYS", "DmcBot", "DmcPolicy", "load_dmc"]
 
-DMC_FORMAT = 1  # the layout of a dmc weights file; bumped when it changes
+DMC_FORMAT = 2  # the newest layout of a dmc weights file; bumped when it changes
+# What each format holds (both are read; an MLP alone is still written as format 1).
+DMC_FORMATS = {1: "an MLP over the observation and an action's row",
+               2: "the same after an attention encoder over the event rows (enc_* arrays)"}
 META_KEYS = ("format", "game", "version", "obs_size", "row_size", "num_actions", "config", "library_version")
 _KIND = "dmc"  # meta_kind: what tells a dmc file from a ppo one
 
@@ -42,12 +51,15 @@ class DmcPolicy:
         layers: ``(w, b)`` pairs, ``x @ w + b``; the first reads ``obs_size + row_size``
             inputs, the last gives one output.
         meta: the file's metadata (:data:`META_KEYS`).
+        encoder: the event encoder the observation goes through first (None: it is read as is).
     """
 
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]):
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
+                 encoder: EventAttentionNp | None = None):
         self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.meta = meta
-        n_obs = meta["obs_size"]
+        self.encoder = encoder
+        n_obs = encoder.out_size if encoder is not None else meta["obs_size"]
         w0 = self.layers[0][0]
         # The first layer split in two: the observation's part is computed once per position.
         self._w_obs, self._w_row = w0[:n_obs], w0[n_obs:]
@@ -60,6 +72,8 @@ class DmcPolicy:
     def values(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The scores ``(R,)`` of ``rows`` ``(R, row_size)`` in the position ``obs``."""
         b0 = self.layers[0][1]
+        if self.encoder is not None:
+            obs = self.encoder.encode(obs)
         x = np.maximum(obs.astype(np.float32) @ self._w_obs + rows.astype(np.float32) @ self._w_row + b0, 0.0)
         for i, (w, b) in enumerate(self.layers[1:], 1):
             x = x @ w + b
@@ -73,7 +87,12 @@ class DmcPolicy:
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
         arrays["meta_kind"] = np.array(_KIND)
-        return save_weights(path, arrays, dict(self.meta, format=DMC_FORMAT), META_KEYS)
+        if self.encoder is None:
+            return save_weights(path, arrays, dict(self.meta, format=1), META_KEYS)
+        lay = self.encoder.layout
+        arrays.update(self.encoder.to_arrays(), enc_layout=np.array(
+            [lay.start, lay.length, *lay.lows, *lay.sizes], np.int64))
+        return save_weights(path, arrays, dict(self.meta, format=2), META_KEYS)
 
 
 def load_dmc(path: str | Path, game: Game | None = None) -> DmcPolicy:
@@ -93,6 +112,7 @@ def load_dmc(path: str | Path, game: Game | None = None) -> DmcPolicy:
             raise _Bad("meta_config is not a JSON object")
         n = sum(1 for k in files if k.startswith("w"))
         layers = [(_floats(files, f"w{i}", 2), _floats(files, f"b{i}", 1)) for i in range(n)]
+        encoder = _encoder(files, meta) if meta["format"] == 2 else None
     except KeyError as exc:
         raise WeightsError(f"{path} is not a dmc weights file (missing {exc})") from None
     except (_Bad, ValueError, TypeError) as exc:
@@ -100,16 +120,15 @@ def load_dmc(path: str | Path, game: Game | None = None) -> DmcPolicy:
     for key in ("format", "obs_size", "row_size", "num_actions"):
         if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
             raise WeightsError(f"{path} is not a dmc weights file (meta_{key} {meta[key]!r} is not a count)")
-    if meta["format"] != DMC_FORMAT:
-        raise WeightsError(f"{path} has dmc format {meta['format']}, this library reads {DMC_FORMAT}")
     for i, (w, b) in enumerate(layers):
         if b.shape != (w.shape[1],) or (i and w.shape[0] != layers[i - 1][0].shape[1]):
             raise WeightsError(f"{path}: layer {i} has shapes {w.shape} and {b.shape}, which do not "
                                f"follow {'its bias' if not i else f'layer {i - 1}'}")
-    inputs = meta["obs_size"] + meta["row_size"]
+    inputs = (encoder.out_size if encoder is not None else meta["obs_size"]) + meta["row_size"]
     if not layers or layers[0][0].shape[0] != inputs or layers[-1][0].shape[1] != 1:
-        raise WeightsError(f"{path}: its layers do not read obs_size + row_size inputs and give one value")
-    policy = DmcPolicy(layers, meta)
+        what = "the encoded observation" if encoder is not None else "obs_size"
+        raise WeightsError(f"{path}: its layers do not read {what} + row_size inputs and give one value")
+    policy = DmcPolicy(layers, meta, encoder)
     if game is not None:
         try:
             view = in_mode(game, policy.obs_mode)
@@ -122,7 +141,29 @@ def load_dmc(path: str | Path, game: Game | None = None) -> DmcPolicy:
             if meta[key] != value:
                 raise WeightsError(f"{path} was trained for {key} {meta[key]!r}, not {value!r} "
                                    f"({view.name} v{view.version} in obs mode {policy.obs_mode!r})")
+        if encoder is not None and encoder.layout != _layout_or_none(view.obs_spec):
+            raise WeightsError(f"{path}: its encoder reads event columns laid out as {encoder.layout}, "
+                               f"which {view.name} in obs mode {policy.obs_mode!r} does not have")
     return policy
+
+
+def _layout_or_none(spec: Any) -> EventLayout | None:
+    try:
+        return event_layout(spec)
+    except ValueError:
+        return None
+
+
+def _encoder(files: Any, meta: dict[str, Any]) -> EventAttentionNp:
+    """A format-2 file's event encoder (raises KeyError or ValueError for a bad one)."""
+    lay = [int(v) for v in np.asarray(files["enc_layout"]).ravel()]
+    if len(lay) != 10:
+        raise ValueError(f"enc_layout has {len(lay)} numbers, not 10")
+    layout = EventLayout(lay[0], lay[1], tuple(lay[2:6]), tuple(lay[6:10]), meta["obs_size"])  # type: ignore[arg-type]
+    if layout.start < 0 or layout.length < 1 or layout.stop > layout.obs_size or min(layout.sizes) < 1:
+        raise ValueError(f"enc_layout {lay} does not fit an observation of {layout.obs_size}")
+    return EventAttentionNp({k: _floats(files, f"enc_{k}", 1 if k == "b" else 2) for k in ENCODER_ARRAYS},
+                            layout)
 
 
 class DmcBot(Bot):

@@ -67,16 +67,21 @@ HELP = {
     "device": "where the networks run: cpu, cuda or auto (cuda when torch sees one); "
               "the batch steps on the CPU",
 }
-CHOICES = {"prior": ("none", "greedy", "features"), "device": ("cpu", "cuda", "auto")}
+CHOICES = {"prior": ("none", "greedy", "features"), "device": ("cpu", "cuda", "auto"),
+           "net": ("mlp", "attention")}
 ALGOS = ("ppo", "dmc")
 # DmcConfig's defaults, written out as TrainConfig's are (a test holds them equal): the options
 # only DMC reads, and the shared ones whose DMC default differs.
-DMC_ONLY = {"epsilon": 0.05}
+DMC_ONLY = {"epsilon": 0.05, "net": "mlp", "embed": 32, "heads": 4}
 DMC_DEFAULTS = {"rollout": 32, "lr": 1e-3, "epochs": 1, "max_grad_norm": 1.0,
                 "out": "runs/dmc"}
 DMC_SHARED = ("steps", "seed", "num_envs", "rollout", "curriculum", "hidden", "lr", "epochs", "minibatches",
               "max_grad_norm", "threads", "env_threads", "eval_every", "eval_games", "out", "device")
 HELP_DMC = {"epsilon": "with --algo dmc: the share of the learner's moves played uniformly at random",
+            "net": "with --algo dmc: Q's network, mlp (over the observation as a vector) or attention "
+                   "(an attention encoder over the event rows first; needs --config obs=history)",
+            "embed": "with --net attention: width of each event's learned vector",
+            "heads": "with --net attention: learned queries pooling the events (each adds embed inputs to Q)",
             "out": "directory for the weights (ppo.npz or dmc.npz), the model card, curve.csv and curve.png",
             "epochs": "passes over each rollout's data per update",
             "minibatches": "minibatches each pass splits the rollout's data into",

@@ -14,6 +14,10 @@ and of RLCard's DMC agent, with the batch in place of their actor processes.
 Outputs under ``out``: ``dmc.npz`` (the network, :mod:`setgames.bots.dmc`: ``--bots
 dmc:weights=PATH`` plays it), its model card ``dmc.md``, ``curve.csv`` and ``curve.png``, as
 ``setgames train``'s PPO writes them, and ``summary.json``.
+
+With ``--net attention`` (the ``history`` mode only) the observation first goes through an
+attention encoder over its event rows (:class:`setgames.learn.encoder.EventAttention`), so that
+the network reads the public event sequence as a sequence rather than as 4 x L more inputs.
 """
 
 from __future__ import annotations
@@ -35,14 +39,17 @@ from torch import nn
 from setgames import registry
 from setgames.batch import make_batch
 from setgames.bots.dmc import DmcPolicy
+from setgames.bots.event_encoder import event_layout
+from setgames.learn.encoder import EventAttention
 from setgames.learn.ppo import _Bar, _library_version, _plot, parse_curriculum, resolve_device
 
-__all__ = ["CURVE_FIELDS", "DmcConfig", "QNet", "train_dmc"]
+__all__ = ["CURVE_FIELDS", "NETS", "DmcConfig", "QNet", "train_dmc"]
 
 CURVE_FIELDS = ("update", "env_steps", "wall_s", "steps_per_s", "phase", "games", "mean_return",
                 "win_rate", "q_loss", "greedy_agreement", "positions", "eval_games", "eval_score", "eval_low",
                 "eval_high")
 AGREEMENT_EVERY = 8  # rollout steps between two looks at greedy's move (the agreement column)
+NETS = ("mlp", "attention")  # Q's network: an MLP, or an MLP after the event encoder (history mode)
 
 
 @dataclass
@@ -52,7 +59,9 @@ class DmcConfig:
     ``rollout`` steps of every game are played between two updates; each update fits ``Q``
     on the decisions whose game has ended (the others wait for their game's end), in
     ``minibatches`` minibatches, ``epochs`` passes. ``curriculum`` is PPO's (random and greedy
-    opponents only: DMC here learns one seat's values against fixed opponents).
+    opponents only: DMC here learns one seat's values against fixed opponents). ``net``
+    "attention" puts an event encoder of ``embed``-wide vectors and ``heads`` queries before
+    ``Q`` (the ``history`` mode only).
     """
 
     game: str
@@ -67,6 +76,9 @@ class DmcConfig:
     minibatches: int = 8
     max_grad_norm: float = 1.0
     epsilon: float = 0.05
+    net: str = "mlp"
+    embed: int = 32
+    heads: int = 4
     threads: int = 1
     env_threads: int = 1
     eval_every: int = 20
@@ -82,20 +94,25 @@ class QNet(nn.Module):
 
     The first layer is split (its observation part is computed once per position and added to
     every row's part), so scoring all legal actions costs one observation pass and one row pass
-    per action."""
+    per action. With an ``encoder`` the observation goes through it first (once per position)."""
 
-    def __init__(self, obs_size: int, row_size: int, hidden: int):
+    def __init__(self, obs_size: int, row_size: int, hidden: int, encoder: nn.Module | None = None):
         super().__init__()
-        self.obs_size = obs_size
-        self.first = nn.Linear(obs_size + row_size, hidden)
+        self.encoder = encoder
+        self.obs_size = encoder.out_size if encoder is not None else obs_size
+        self.first = nn.Linear(self.obs_size + row_size, hidden)
         self.rest = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def _seen(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.encoder(obs) if self.encoder is not None else obs
 
     def forward(self, obs: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         """Scores ``(N,)`` of rows ``(N, row_size)`` in positions ``obs`` ``(N, obs_size)``."""
-        return self.rest(self.first(torch.cat([obs, rows], -1)))[..., 0]
+        return self.rest(self.first(torch.cat([self._seen(obs), rows], -1)))[..., 0]
 
     def all_rows(self, obs: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         """Scores ``(B, A)`` of every row ``(B, A, row_size)`` of each position ``(B, obs_size)``."""
+        obs = self._seen(obs)
         w = self.first.weight
         h = (obs @ w[:, :self.obs_size].T)[:, None, :] + rows @ w[:, self.obs_size:].T + self.first.bias
         return self.rest(h)[..., 0]
@@ -103,6 +120,7 @@ class QNet(nn.Module):
     def some_rows(self, obs: torch.Tensor, rows: torch.Tensor, slot: torch.Tensor) -> torch.Tensor:
         """Scores ``(L,)`` of rows ``(L, row_size)``, row ``i`` in position ``obs[slot[i]]``: the
         legal actions only (a few of a game's actions are legal at a time)."""
+        obs = self._seen(obs)
         w = self.first.weight
         h = (obs @ w[:, :self.obs_size].T)[slot] + rows @ w[:, self.obs_size:].T + self.first.bias
         return self.rest(h)[..., 0]
@@ -111,7 +129,7 @@ class QNet(nn.Module):
         """The network as a numpy :class:`~setgames.bots.dmc.DmcPolicy` (weights copied)."""
         lins = [self.first, *(m for m in self.rest if isinstance(m, nn.Linear))]
         return DmcPolicy([(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
-                          for m in lins], meta)
+                          for m in lins], meta, self.encoder.numpy() if self.encoder is not None else None)
 
 
 class _Positions:
@@ -163,7 +181,15 @@ def _check(cfg: DmcConfig, game: Any) -> None:
                          f"is None), which --algo dmc learns from")
     if not 0 <= cfg.epsilon <= 1:
         raise ValueError(f"--epsilon {cfg.epsilon} is a share of random moves, between 0 and 1")
+    if cfg.net not in NETS:
+        raise ValueError(f"unknown --net {cfg.net!r}; choose from {', '.join(NETS)}")
+    if cfg.net == "attention":
+        try:
+            event_layout(game.obs_spec)
+        except ValueError as exc:
+            raise ValueError(f"--net attention: {exc} (--config obs=history)") from None
     for name, value in (("num-envs", cfg.num_envs), ("rollout", cfg.rollout), ("hidden", cfg.hidden),
+                        ("embed", cfg.embed), ("heads", cfg.heads),
                         ("epochs", cfg.epochs), ("minibatches", cfg.minibatches), ("threads", cfg.threads),
                         ("env-threads", cfg.env_threads)):
         if value < 1:
@@ -208,7 +234,9 @@ def train_dmc(cfg: DmcConfig) -> dict[str, Any]:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     obs_size, row_size, n_act = game.obs_spec.size, game.action_spec.size, game.num_actions
-    net = QNet(obs_size, row_size, cfg.hidden).to(dev)
+    encoder = (EventAttention(event_layout(game.obs_spec), cfg.embed, cfg.heads) if cfg.net == "attention"
+               else None)
+    net = QNet(obs_size, row_size, cfg.hidden, encoder).to(dev)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     meta = _meta(game)
     B, T = cfg.num_envs, cfg.rollout
@@ -354,6 +382,9 @@ def _write_card(path: Path, s: dict[str, Any]) -> None:
     opts += "".join(f" --config {k}={v}" for k, v in c["config"].items())
     agreement = s["greedy_agreement"]
     configs = "".join(f" --config {k}={v}" for k, v in c["config"].items())
+    encoder = (f"an attention encoder over the event rows ({c['embed']}-wide events, {c['heads']} pooling "
+               f"queries, the cards part passed through), then a "
+               if c.get("net", "mlp") == "attention" else "")
     path.write_text(f"""# dmc policy: {registry.game_title(c['game'])}
 
 - training command: `setgames train {c['game']} --algo dmc {opts}`
@@ -364,8 +395,8 @@ including the network, on {os.cpu_count()} cores ({platform.processor() or platf
 {s['env_s']} s of the wall time in the batched engine's calls, {s['eval_s']} s in the arena evaluations
 - library version: {s['meta']['library_version']}; game version: {s['meta']['version']}; \
 config: {json.dumps(s['meta']['config'])}
-- network: Q(observation, action row), ReLU MLP \
-{s['obs_size']}+{s['row_size']}-{c['hidden']}-{c['hidden']}-1 \
+- network: Q(observation, action row), {encoder}ReLU MLP \
+{s['obs_size'] if c.get('net', 'mlp') == 'mlp' else 'encoded'}+{s['row_size']}-{c['hidden']}-{c['hidden']}-1 \
 over the observation and one action's feature row, the legal action of highest value played \
 (numpy inference, {s['weights_bytes']:,} bytes); {s['num_actions']} actions
 - targets: each decision's undiscounted return to the end of its game (Monte-Carlo), \

@@ -313,9 +313,10 @@ def test_every_train_option_says_what_it_does():
 def test_the_train_choices_are_the_recipes():
     from setgames.bots.ppo import PRIORS
     from setgames.learn.cli import CHOICES
+    from setgames.learn.dmc import NETS
     from setgames.learn.ppo import DEVICES
 
-    assert {"prior": tuple(PRIORS), "device": tuple(DEVICES)} == CHOICES
+    assert {"prior": tuple(PRIORS), "device": tuple(DEVICES), "net": NETS} == CHOICES
 
 
 @pytest.mark.parametrize("argv, start", [
