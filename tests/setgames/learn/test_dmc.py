@@ -11,11 +11,14 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from setgames.bots.dmc import DmcBot, load_dmc  # noqa: E402
+from setgames.bots.event_encoder import event_layout  # noqa: E402
 from setgames.bots.ppo import WeightsError  # noqa: E402
 from setgames.cli import main  # noqa: E402
 from setgames.learn import cli  # noqa: E402
 from setgames.learn.dmc import DmcConfig, QNet, _Positions, train_dmc  # noqa: E402
+from setgames.learn.encoder import EventAttention  # noqa: E402
 from setgames.registry import GAME_NAMES, make_game  # noqa: E402
+from tests.setgames.learn.test_encoder import history_obs  # noqa: E402
 
 
 def test_a_decisions_target_is_its_games_rewards_from_that_decision_on():
@@ -42,20 +45,27 @@ def test_a_decisions_target_is_its_games_rewards_from_that_decision_on():
     assert store.take_done()[2].size == 0 and store.episode.tolist() == [9000]
 
 
-def test_scoring_every_row_at_once_equals_scoring_each_and_the_numpy_policy_agrees(tmp_path):
+@pytest.mark.parametrize("net_kind", ["mlp", "attention"])
+def test_scoring_every_row_at_once_equals_scoring_each_and_the_numpy_policy_agrees(net_kind):
     torch.manual_seed(0)
-    net = QNet(obs_size=7, row_size=3, hidden=16)
-    obs = torch.randint(-2, 3, (5, 7)).float()
+    if net_kind == "mlp":
+        net = QNet(obs_size=7, row_size=3, hidden=16)
+        obs = torch.randint(-2, 3, (5, 7)).float()
+    else:  # the event encoder first, on real history observations
+        game = make_game("tethsi", obs="history")
+        encoder = EventAttention(event_layout(game.obs_spec), 8, 2)
+        net = QNet(game.obs_spec.size, 3, hidden=16, encoder=encoder)
+        obs = torch.from_numpy(history_obs(game, 5, seed=4)).float()
     rows = torch.randint(0, 4, (5, 4, 3)).float()
     every = net.all_rows(obs, rows)
     each = torch.stack([net(obs, rows[:, a]) for a in range(4)], 1)
     torch.testing.assert_close(every, each)
     slot, action = torch.tensor([0, 0, 3, 4]), torch.tensor([1, 3, 0, 2])
     torch.testing.assert_close(net.some_rows(obs, rows[slot, action], slot), each[slot, action])
-    policy = net.policy({"obs_size": 7})
+    policy = net.policy({"obs_size": obs.shape[1]})
     for b in range(5):
         got = policy.values(obs[b].numpy().astype(np.int8), rows[b].numpy().astype(np.int8))
-        np.testing.assert_allclose(got, every[b].detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got, every[b].detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
 def test_the_command_line_defaults_are_the_recipe_defaults():

@@ -1,7 +1,8 @@
 """The attention encoder over the event rows (``setgames.learn.encoder``) and the DMC learner
 with it (``--net attention``): the torch module equals the numpy one the bot runs, on real
 history observations of every game; its weights file round-trips and is checked against the
-game; the command line refuses it where there are no event rows."""
+game; the command line refuses it where there are no event rows. (Q's ways of scoring with the
+encoder: ``test_dmc.py``.)"""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from setgames.registry import make_game  # noqa: E402
 CONFIGS = [("tethsi", {}), ("bharg", {"num_players": 3}), ("tusac", {"num_players": 2})]
 
 
-def _history_obs(game, n: int, seed: int) -> np.ndarray:
+def history_obs(game, n: int, seed: int) -> np.ndarray:
     """``n`` observations of random play, from every seat, early and late in the games."""
     rng = np.random.default_rng(seed)
     out = []
@@ -41,29 +42,12 @@ def test_the_torch_encoder_equals_the_numpy_one_on_real_histories(name, config):
     game = make_game(name, obs="history", **config)
     torch.manual_seed(1)
     enc = EventAttention(event_layout(game.obs_spec), embed=8, heads=3)
-    obs = _history_obs(game, 60, seed=2)
+    obs = history_obs(game, 60, seed=2)
     assert (obs[:, game.obs_spec.slices["event_count"]] > 0).any()
     got = enc(torch.from_numpy(obs).float()).detach().numpy()
     want = enc.numpy().encode(obs)
     assert got.shape == want.shape == (60, enc.out_size)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
-
-
-def test_q_with_the_encoder_scores_rows_one_way_as_every_other_and_as_its_numpy_policy():
-    game = make_game("tethsi", obs="history")
-    torch.manual_seed(0)
-    net = QNet(game.obs_spec.size, 3, hidden=16, encoder=EventAttention(event_layout(game.obs_spec), 8, 2))
-    obs = torch.from_numpy(_history_obs(game, 5, seed=4)).float()
-    rows = torch.randint(0, 4, (5, 4, 3)).float()
-    every = net.all_rows(obs, rows)
-    each = torch.stack([net(obs, rows[:, a]) for a in range(4)], 1)
-    torch.testing.assert_close(every, each)
-    slot, action = torch.tensor([0, 0, 3, 4]), torch.tensor([1, 3, 0, 2])
-    torch.testing.assert_close(net.some_rows(obs, rows[slot, action], slot), each[slot, action])
-    policy = net.policy({"obs_size": game.obs_spec.size})
-    for b in range(5):
-        got = policy.values(obs[b].numpy().astype(np.int8), rows[b].numpy().astype(np.int8))
-        np.testing.assert_allclose(got, every[b].detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
 def test_a_short_attention_run_writes_a_policy_the_bot_plays_and_checks(tmp_path):
