@@ -88,11 +88,11 @@ class DmcPolicy:
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
         arrays["meta_kind"] = np.array(_KIND)
         if self.encoder is None:
-            return save_weights(path, arrays, dict(self.meta, format=1), META_KEYS)
+            return save_weights(path, arrays, dict(self.meta, format=1), META_KEYS)  # (old readers too)
         lay = self.encoder.layout
         arrays.update(self.encoder.to_arrays(), enc_layout=np.array(
             [lay.start, lay.length, *lay.lows, *lay.sizes], np.int64))
-        return save_weights(path, arrays, dict(self.meta, format=2), META_KEYS)
+        return save_weights(path, arrays, dict(self.meta, format=DMC_FORMAT), META_KEYS)
 
 
 def load_dmc(path: str | Path, game: Game | None = None) -> DmcPolicy:
