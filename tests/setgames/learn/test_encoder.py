@@ -87,6 +87,10 @@ def test_a_file_whose_encoder_does_not_fit_is_refused(tmp_path):
     np.savez(tmp_path / "bad.npz", **files)
     with pytest.raises(WeightsError, match="not a dmc weights file"):
         load_dmc(tmp_path / "bad.npz")
+    files = dict(np.load(path), meta_format=np.array(3))  # a format from a later library
+    np.savez(tmp_path / "later.npz", **files)
+    with pytest.raises(WeightsError, match="has dmc format 3, this library reads 1 and 2"):
+        load_dmc(tmp_path / "later.npz")
 
 
 @pytest.mark.parametrize("argv, words", [
