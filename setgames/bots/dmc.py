@@ -120,6 +120,9 @@ def load_dmc(path: str | Path, game: Game | None = None) -> DmcPolicy:
     for key in ("format", "obs_size", "row_size", "num_actions"):
         if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
             raise WeightsError(f"{path} is not a dmc weights file (meta_{key} {meta[key]!r} is not a count)")
+    if meta["format"] not in DMC_FORMATS:
+        raise WeightsError(f"{path} has dmc format {meta['format']}, this library reads "
+                           f"{' and '.join(map(str, DMC_FORMATS))}")
     for i, (w, b) in enumerate(layers):
         if b.shape != (w.shape[1],) or (i and w.shape[0] != layers[i - 1][0].shape[1]):
             raise WeightsError(f"{path}: layer {i} has shapes {w.shape} and {b.shape}, which do not "
