@@ -339,7 +339,8 @@ def train_dmc(cfg: DmcConfig) -> dict[str, Any]:
     agreement = [r["greedy_agreement"] for r in tail if r["greedy_agreement"] != ""]
     summary = {"config": asdict(cfg), "env_steps": env_steps, "updates": update, "wall_s": round(wall, 1),
                "cpu_s": round(cpu, 1), "steps_per_s": round(env_steps / wall), "env_s": round(env_s, 1),
-               "eval_s": round(eval_s, 1), "obs_size": obs_size, "row_size": row_size, "num_actions": n_act,
+               "eval_s": round(eval_s, 1), "obs_size": obs_size, "q_obs_size": net.obs_size,
+               "row_size": row_size, "num_actions": n_act,
                "weights": str(weights), "weights_bytes": weights.stat().st_size, "last_eval": last_eval,
                "greedy_agreement": round(float(np.mean(agreement)), 4) if agreement else None, "meta": meta}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
@@ -396,7 +397,7 @@ including the network, on {os.cpu_count()} cores ({platform.processor() or platf
 - library version: {s['meta']['library_version']}; game version: {s['meta']['version']}; \
 config: {json.dumps(s['meta']['config'])}
 - network: Q(observation, action row), {encoder}ReLU MLP \
-{s['obs_size'] if c.get('net', 'mlp') == 'mlp' else 'encoded'}+{s['row_size']}-{c['hidden']}-{c['hidden']}-1 \
+{s.get('q_obs_size', s['obs_size'])}+{s['row_size']}-{c['hidden']}-{c['hidden']}-1 \
 over the observation and one action's feature row, the legal action of highest value played \
 (numpy inference, {s['weights_bytes']:,} bytes); {s['num_actions']} actions
 - targets: each decision's undiscounted return to the end of its game (Monte-Carlo), \
