@@ -1,15 +1,18 @@
 """Which tests the default run leaves to CI: the long replay, fuzz, statistics and training
 runs, marked ``long`` here by node id (the whole test, or some of its parameters), so that
-``python -m pytest`` ends in about three minutes on two cores; ``python -m pytest -m long``
+``python -m pytest -n auto`` ends in about three minutes on two cores; ``python -m pytest -m long``
 (a step of ``.ci/run``; ``.ci/train-smoke`` for the training runs) runs them. (The ``slow``
 marker, set in the test files, holds the much longer runs: see the testing guide.)
 
 Each entry is a node-id prefix under ``tests/``; a test whose id starts with it is marked.
-A prefix that marks nothing while its file was collected is reported at the end of the run,
+A prefix that marks nothing while its file was collected whole is named at the end of the run
 and fails it (a renamed test would otherwise come back into the default run unnoticed).
 """
 
 from __future__ import annotations
+
+import contextlib
+from pathlib import Path
 
 import pytest
 
@@ -77,36 +80,61 @@ LONG = (
     "tests/setgames/batch/test_sb3_vec.py::test_maskable_ppo_trains_on_the_view_unchanged",
 )
 
-_used: set[str] = set()
-_files: set[str] = set()
+def _picked_files(config) -> set[str]:
+    """The test files the command line named by node id (``file::test``): collected in part,
+    so that their other :data:`LONG` entries rightly mark nothing."""
+    root = config.rootpath
+    out = set()
+    for arg in config.args:
+        if "::" in arg:
+            path = Path(arg.split("::", 1)[0])
+            path = path if path.is_absolute() else Path(config.invocation_params.dir) / path
+            with contextlib.suppress(ValueError):  # (a file outside the root: no entry names it)
+                out.add(path.resolve().relative_to(root).as_posix())
+    return out
+
+
+def _stale(config, ids: list[str]) -> list[str]:
+    """The :data:`LONG` entries that mark none of ``ids`` although their file was collected whole."""
+    files = {i.split("::", 1)[0] for i in ids} - _picked_files(config)
+    return [p for p in LONG if p.split("::", 1)[0] in files and not any(i.startswith(p) for i in ids)]
+
+
+_found: list[str] = []  # stale entries, for the end of the run
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Mark the :data:`LONG` tests before ``-m`` selects (this hook runs first)."""
+    """Mark the :data:`LONG` tests before ``-m`` selects (this hook runs first); note the entries
+    that mark nothing although their file was collected whole (a test renamed or parametrized
+    anew would otherwise come back into the default run unnoticed): they fail the run."""
     for item in items:
-        _files.add(item.nodeid.split("::", 1)[0])
-        for prefix in LONG:
-            if item.nodeid.startswith(prefix):
-                item.add_marker(pytest.mark.long)
-                _used.add(prefix)
+        if any(item.nodeid.startswith(prefix) for prefix in LONG):
+            item.add_marker(pytest.mark.long)
+    stale = _stale(config, [item.nodeid for item in items])
+    if hasattr(config, "workeroutput"):  # a pytest-xdist worker: the controller ends the run
+        config.workeroutput["stale_long"] = stale
+    else:
+        _found.extend(stale)
 
 
-def _stale() -> list[str]:
-    return [p for p in LONG if p not in _used and p.split("::", 1)[0] in _files]
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """Under pytest-xdist, in the controller: the stale entries a worker found at its collection."""
+    for prefix in getattr(node, "workeroutput", {}).get("stale_long", []):
+        if prefix not in _found:
+            _found.append(prefix)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Fail a run that passed while a :data:`LONG` entry marked nothing: a test renamed or
-    parametrized anew would otherwise come back into the default run unnoticed."""
-    if _stale() and exitstatus == pytest.ExitCode.OK:
+    """A run with stale entries fails, however its tests went."""
+    if _found and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """Name the :data:`LONG` entries that marked nothing although their file was collected."""
-    stale = _stale()
-    if stale:
-        terminalreporter.section("long markers that match no test")
-        for prefix in stale:
+    """Name the stale :data:`LONG` entries (tests/conftest.py: rename them with their tests)."""
+    if _found:
+        terminalreporter.section("long markers that match no test (tests/conftest.py LONG)")
+        for prefix in _found:
             terminalreporter.line(prefix)

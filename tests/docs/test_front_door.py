@@ -25,7 +25,7 @@ def _awk_command(marker: str) -> str:
 
 def test_the_readme_holds_the_two_commands_ci_runs():
     assert _awk_command("main-command") == "pip install -e . && setgames arena"
-    assert _awk_command("test-command") == "pip install -e '.[test]' && python -m pytest"
+    assert _awk_command("test-command") == "pip install -e '.[test]' && python -m pytest -n auto"
 
 
 def test_the_readme_is_short():
