@@ -7,6 +7,7 @@ import importlib.util
 # (.ci/train-smoke runs the recipe).
 collect_ignore = [] if importlib.util.find_spec("torch") else ["setgames/learn/ppo.py",
                                                                 "setgames/learn/dmc.py",
+                                                                "setgames/learn/encoder.py",
                                                                 "research/learning/probes.py"]
 
 
